@@ -1,0 +1,124 @@
+#!/bin/bash
+# build.sh — the one build entry.
+#
+# Locally (no OSS-Fuzz variables set) it builds with clang into out/:
+#   out/heisenfuzz             the command-line tool (all targets linked in)
+#   out/<target>_fuzzer        one libFuzzer binary per target
+#   out/tests/*                the test programs (run by tests/run.sh)
+#
+#   ./build.sh [--deps] [--sanitizer address|undefined|memory] [--opt LEVEL] [--out DIR]
+#
+#   --deps        first install what is missing (Debian packages; needs root)
+#   --sanitizer   build everything under a sanitizer
+#   --opt         optimisation level, e.g. -O0 (default -O2)
+#   --out         output directory (default out)
+#
+# Under OSS-Fuzz ($OUT and $LIB_FUZZING_ENGINE set) it builds the fuzzers
+# with the given $CC, $CFLAGS and $LIB_FUZZING_ENGINE into $OUT.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++"
+
+die() { echo "build.sh: $*" >&2; exit 2; }
+
+install_deps() {
+    local missing=()
+    for p in $DEBIAN_PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})"
+    echo "build.sh: installing ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The targets' symbols, from the one list in fuzz/targets.h.
+target_symbols() { grep -o 'X([a-z0-9_]*_target)' fuzz/targets.h | sed 's/X(\(.*\))/\1/'; }
+
+RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
+TARGET_SOURCES="$(ls targets/*/*.c)"
+TOOL_SOURCES="fuzz/heisenfuzz.c fuzz/bench.c fuzz/files.c fuzz/targets.c fuzz/standalone.c"
+INCLUDES="-Ischedule -Ifuzz"
+# Spin detection counts target memory accesses (schedule/spin.c); clang takes
+# load/store tracing only beside a coverage kind.
+TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
+
+# compile OBJDIR FLAGS -- SOURCES...: prints the object files.
+compile() {
+    local objdir=$1 flags=$2; shift 2
+    mkdir -p "$objdir"
+    local objs=()
+    for src in "$@"; do
+        local obj="$objdir/$(echo "$src" | tr '/' '_').o"
+        # shellcheck disable=SC2086
+        $CC $flags $INCLUDES -c "$src" -o "$obj"
+        objs+=("$obj")
+    done
+    echo "${objs[@]}"
+}
+
+local_build() {
+    local out=out opt=-O2 sanitizer="" deps=0
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --deps) deps=1 ;;
+            --sanitizer) [ $# -ge 2 ] || die "--sanitizer needs a value"; sanitizer=$2; shift ;;
+            --opt) [ $# -ge 2 ] || die "--opt needs a value"; opt=$2; shift ;;
+            --out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
+            -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+            *) die "unknown option '$1' (see ./build.sh --help)" ;;
+        esac
+        shift
+    done
+    [ $deps -eq 1 ] && install_deps
+    command -v clang >/dev/null || die "clang not found (run ./build.sh --deps as root)"
+    [ -f /usr/include/xxhash.h ] || die "xxhash.h not found (run ./build.sh --deps as root)"
+
+    local san=""
+    case "$sanitizer" in
+        "") ;;
+        address) san="-fsanitize=address -fsanitize-address-use-after-scope" ;;
+        undefined) san="-fsanitize=undefined -fno-sanitize-recover=all" ;;
+        memory) san="-fsanitize=memory -fsanitize-memory-track-origins" ;;
+        *) die "unknown sanitizer '$sanitizer' (address, undefined or memory)" ;;
+    esac
+    CC=clang
+    local cflags="-std=c11 -Wall -Wextra -Werror -g $opt -fno-omit-frame-pointer $san"
+    local obj="$out/obj"
+    rm -rf "$obj"
+    mkdir -p "$out/tests"
+
+    # The tool and the tests: no engine; coverage collected by nobody.
+    local rt_plain tg_plain tool_objs
+    rt_plain=$(compile "$obj/plain" "$cflags" $RUNTIME_SOURCES)
+    tg_plain=$(compile "$obj/plain" "$cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
+    tool_objs=$(compile "$obj/plain" "$cflags" $TOOL_SOURCES)
+    # shellcheck disable=SC2086
+    $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs
+    for t in tests/*.c; do
+        local name; name=$(basename "$t" .c)
+        # shellcheck disable=SC2086
+        $CC $cflags $INCLUDES -o "$out/tests/$name" "$t" $rt_plain $tg_plain \
+            "$obj/plain/fuzz_targets.c.o" "$obj/plain/fuzz_files.c.o" "$obj/plain/fuzz_standalone.c.o"
+    done
+
+    # One libFuzzer binary per target.
+    local rt_fuzz tg_fuzz
+    rt_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link" $RUNTIME_SOURCES)
+    tg_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link $TRACE_ACCESSES" $TARGET_SOURCES)
+    for sym in $(target_symbols); do
+        local name=${sym%_target}
+        # shellcheck disable=SC2086
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
+            fuzz/harness.c $rt_fuzz $tg_fuzz
+    done
+    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(ls tests/*.c | wc -l) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
+}
+
+if [ -n "${OUT:-}" ] && [ -n "${LIB_FUZZING_ENGINE:-}" ]; then
+    die "the OSS-Fuzz build is not written yet"
+else
+    local_build "$@"
+fi

@@ -1,0 +1,74 @@
+/*
+ * files.c — whole-file reads and atomic writes for the tool.
+ */
+#define _DEFAULT_SOURCE   /* mkstemp, fsync */
+#include "files.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint8_t *hf_read_file(const char *path, size_t *size, char *error, size_t error_size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(error, error_size, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    uint8_t *data = malloc(cap);
+    for (;;) {
+        if (!data) break;
+        len += fread(data + len, 1, cap - len, f);
+        if (len < cap) break;
+        uint8_t *grown = realloc(data, cap * 2);
+        if (!grown) { free(data); data = NULL; break; }
+        data = grown;
+        cap *= 2;
+    }
+    int failed = ferror(f) || !data;
+    int saved = errno;
+    fclose(f);
+    if (failed) {
+        free(data);
+        snprintf(error, error_size, "cannot read %s: %s", path, data ? strerror(saved) : "out of memory");
+        return NULL;
+    }
+    *size = len;
+    return data;
+}
+
+int hf_write_file(const char *path, const void *data, size_t size, char *error, size_t error_size) {
+    size_t tmp_len = strlen(path) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(tmp_len);
+    if (!tmp) { snprintf(error, error_size, "out of memory writing %s", path); return -1; }
+    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(error, error_size, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    const char *p = data;
+    size_t left = size;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        p += n;
+        left -= (size_t)n;
+    }
+    int ok = left == 0 && fsync(fd) == 0;
+    int saved = errno;   /* from write or fsync, whichever failed */
+    if (close(fd) != 0 && ok) { ok = 0; saved = errno; }
+    if (ok && rename(tmp, path) != 0) { ok = 0; saved = errno; }
+    if (!ok) {
+        snprintf(error, error_size, "cannot write %s: %s", path, strerror(saved));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * harness.c — the engine-agnostic fuzz entry point for one target, named at
+ * build time with -DHF_TARGET=<symbol>.  libFuzzer calls it directly; AFL++
+ * through its libFuzzer driver.
+ *
+ * A failed run (property, deadlock, budget) is reported with its timeline
+ * and ends in abort(), which every engine records as a crash.
+ */
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef HF_TARGET
+#error "build with -DHF_TARGET=<target symbol>"
+#endif
+
+extern const hf_target HF_TARGET;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    hf_result r;
+    hf_run(&HF_TARGET, data, size, &r);
+    if (r.outcome != HF_OK) {
+        hf_print_failure(stderr, &r);
+        fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
+        abort();
+    }
+    return 0;
+}

@@ -1,0 +1,237 @@
+/*
+ * heisenfuzz.c — the command-line tool: list targets, replay inputs as
+ * readable timelines, fuzz a target until its bug, benchmark the runtime.
+ *
+ * Exit status: 0 ok; 1 a run failed (a bug was found or replayed);
+ * 2 the command itself was wrong (usage, unknown target, unreadable file).
+ */
+#define _DEFAULT_SOURCE   /* readlink, mkdir */
+#include "files.h"
+#include "run.h"
+#include "targets.h"
+#include "tool.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int hf_usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("heisenfuzz: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see 'heisenfuzz --help')\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+const hf_target *hf_tool_target(const char *name) {
+    const hf_target *t = hf_target_find(name);
+    if (!t) fprintf(stderr, "heisenfuzz: unknown target '%s' (see 'heisenfuzz list')\n", name);
+    return t;
+}
+
+/* ---- list ---------------------------------------------------------------- */
+
+static int cmd_list(int argc, char **argv) {
+    (void)argv;
+    if (argc > 1) return hf_usage_error("list takes no arguments");
+    for (const hf_target *const *t = hf_targets; *t; t++)
+        printf("%-26s %s\n", (*t)->name, (*t)->summary);
+    return 0;
+}
+
+/* ---- replay -------------------------------------------------------------- */
+
+static void print_verdict(const hf_result *r) {
+    if (r->outcome == HF_OK) printf("verdict: ok\n");
+    else printf("verdict: fail %s\n", r->message);
+    printf("trace-hash: %016llx\n", (unsigned long long)r->trace_hash);
+}
+
+static int cmd_replay(int argc, char **argv) {
+    bool quiet = false;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) quiet = true;
+        else return hf_usage_error("replay: unknown option '%s'", argv[i]);
+    }
+    if (argc - i < 2) return hf_usage_error("replay needs a target and at least one file");
+    const hf_target *t = hf_tool_target(argv[i]);
+    if (!t) return 2;
+    int status = 0;
+    for (int f = i + 1; f < argc; f++) {
+        char error[512];
+        size_t size;
+        uint8_t *data = hf_read_file(argv[f], &size, error, sizeof error);
+        if (!data) {
+            fprintf(stderr, "heisenfuzz: %s\n", error);
+            return 2;
+        }
+        hf_result r;
+        hf_run(t, data, size, &r);
+        free(data);
+        if (argc - i > 2) printf("== %s\n", argv[f]);
+        if (!quiet) {
+            printf("%s: %zu bytes, %llu decisions (%u non-default, marked *), %llu steps, %.9f logical s\n",
+                   t->name, size, (unsigned long long)r.decisions, r.deviations,
+                   (unsigned long long)r.steps, (double)r.time_ns / HF_SEC);
+            hf_print_timeline(stdout, 0);
+        }
+        print_verdict(&r);
+        if (r.outcome != HF_OK) status = 1;
+    }
+    return status;
+}
+
+/* ---- fuzz: run the target's libFuzzer binary until it finds a bug --------- */
+
+static int exe_dir(char *dir, size_t size) {
+    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+    if (n <= 0) return -1;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    return 0;
+}
+
+static int make_dirs(const char *path) {
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int cmd_fuzz(int argc, char **argv) {
+    const char *dir = NULL, *seed = NULL, *max_time = "600";
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+        if (i + 1 >= argc) return hf_usage_error("fuzz: %s needs a value", argv[i]);
+        if (!strcmp(argv[i], "--dir")) dir = argv[++i];
+        else if (!strcmp(argv[i], "--seed")) seed = argv[++i];
+        else if (!strcmp(argv[i], "--max-time")) max_time = argv[++i];
+        else return hf_usage_error("fuzz: unknown option '%s'", argv[i]);
+    }
+    if (i >= argc) return hf_usage_error("fuzz needs a target");
+    const hf_target *t = hf_tool_target(argv[i++]);
+    if (!t) return 2;
+    if (i < argc && !strcmp(argv[i], "--")) i++;
+
+    char bin_dir[PATH_MAX], fuzzer[PATH_MAX + 64], work[PATH_MAX], corpus[PATH_MAX + 16];
+    if (exe_dir(bin_dir, sizeof bin_dir) != 0) {
+        fprintf(stderr, "heisenfuzz: cannot find the directory of this program\n");
+        return 2;
+    }
+    snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
+    if (access(fuzzer, X_OK) != 0) {
+        fprintf(stderr, "heisenfuzz: no fuzzer binary %s (build it with ./build.sh)\n", fuzzer);
+        return 2;
+    }
+    snprintf(work, sizeof work, "%s", dir ? dir : "hf-work");
+    snprintf(corpus, sizeof corpus, "%s/%s", work, t->name);
+    if (make_dirs(corpus) != 0) {
+        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", corpus, strerror(errno));
+        return 2;
+    }
+    /* A fresh name for this campaign's crash, so no earlier one is lost. */
+    char crash[PATH_MAX + 64];
+    for (int n = 1;; n++) {
+        snprintf(crash, sizeof crash, "%s/crash-%s-%d", work, t->name, n);
+        if (access(crash, F_OK) != 0) break;
+    }
+
+    char exact[PATH_MAX + 96], seed_arg[64], time_arg[64];
+    snprintf(exact, sizeof exact, "-exact_artifact_path=%s", crash);
+    snprintf(seed_arg, sizeof seed_arg, "-seed=%s", seed ? seed : "0");
+    snprintf(time_arg, sizeof time_arg, "-max_total_time=%s", max_time);
+    char *args[64];
+    int n = 0;
+    args[n++] = fuzzer;
+    args[n++] = exact;
+    args[n++] = seed_arg;
+    args[n++] = time_arg;
+    args[n++] = "-print_final_stats=1";
+    for (; i < argc && n < 62; i++) args[n++] = argv[i];
+    args[n++] = corpus;
+    args[n] = NULL;
+
+    printf("heisenfuzz: fuzzing %s with libFuzzer (corpus %s, at most %s s)\n", t->name, corpus, max_time);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) { perror("heisenfuzz: fork"); return 2; }
+    if (pid == 0) {
+        execv(fuzzer, args);
+        fprintf(stderr, "heisenfuzz: cannot run %s: %s\n", fuzzer, strerror(errno));
+        _exit(127);
+    }
+    int wstatus;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
+    if (access(crash, F_OK) != 0) {
+        printf("heisenfuzz: no failure found in %s\n", t->name);
+        return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 0 : 2;
+    }
+    printf("\nheisenfuzz: libFuzzer found a failing schedule: %s\nheisenfuzz: replaying it:\n\n", crash);
+    char *replay_args[] = {"replay", (char *)t->name, crash, NULL};
+    return cmd_replay(3, replay_args);
+}
+
+/* ---- help and dispatch ---------------------------------------------------- */
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command {
+    const char *name;
+    const char *usage;
+    const char *help;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"list", "list", "the targets, one per line", cmd_list},
+    {"replay", "replay [-q] TARGET FILE...",
+     "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed",
+     cmd_replay},
+    {"fuzz", "fuzz [--dir DIR] [--seed N] [--max-time S] TARGET [-- LIBFUZZER-FLAGS]",
+     "fuzz TARGET with its libFuzzer binary until a run fails, then replay the failure; exit 1 if one did",
+     cmd_fuzz},
+    {"bench", "bench [--quick]",
+     "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second",
+     hf_cmd_bench},
+    {"help", "help", "this text", cmd_help},
+};
+
+static int cmd_help(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    printf("heisenfuzz — a coverage-guided fuzzer for schedules\n\n"
+           "usage: heisenfuzz COMMAND [ARGS]\n\n");
+    for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
+        printf("  %s\n      %s\n", commands[c].usage, commands[c].help);
+    printf("\nexit status: 0 ok, 1 a run failed, 2 usage or input error\n");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return hf_usage_error("no command given");
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) name = "help";
+    for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {
+        if (strcmp(commands[c].name, name)) continue;
+        if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            printf("usage: heisenfuzz %s\n  %s\n", commands[c].usage, commands[c].help);
+            return 0;
+        }
+        int status = commands[c].run(argc - 1, argv + 1);
+        hf_runtime_free();
+        return status;
+    }
+    return hf_usage_error("unknown command '%s'", argv[1]);
+}

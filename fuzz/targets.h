@@ -1,0 +1,23 @@
+/*
+ * targets.h — every target the tool knows, by name.  The one place that
+ * lists them: harnesses name theirs at build time (-DHF_TARGET=...).
+ */
+#ifndef HF_TARGETS_H
+#define HF_TARGETS_H
+
+#include "hf.h"
+
+#define HF_FOR_EACH_TARGET(X) \
+    X(counter_target)         \
+    X(counter_buggy_target)
+
+#define HF_DECLARE_TARGET(sym) extern const hf_target sym;
+HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)
+#undef HF_DECLARE_TARGET
+
+/* NULL-terminated. */
+extern const hf_target *const hf_targets[];
+
+const hf_target *hf_target_find(const char *name);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * run.h — running a target over input bytes: the entry point for harnesses
+ * and tools (fuzz/), not for targets.
+ *
+ * hf_run builds a fresh world, runs the target's main task to completion or
+ * failure, tears the world down, and fills an hf_result.  The run's trace,
+ * task names and decisions stay readable until the next hf_run.
+ */
+#ifndef HF_RUN_H
+#define HF_RUN_H
+
+#include "hf.h"
+#include "decide.h"
+#include "trace.h"
+
+#include <stdio.h>
+
+typedef enum hf_outcome {
+    HF_OK,
+    HF_FAIL_PROPERTY,    /* an always/unreachable property was violated */
+    HF_FAIL_DEADLOCK,    /* nothing runnable, no timer pending, work left */
+    HF_FAIL_STEPS,       /* the step budget ran out: the workload never finished */
+    HF_FAIL_TIME,        /* the logical-time budget ran out */
+    HF_FAIL_SPIN,        /* a task ran too long without reaching a scheduling point */
+    HF_FAIL_LIMIT,       /* the run outgrew a fixed runtime limit (tasks) */
+} hf_outcome;
+
+typedef struct hf_result {
+    hf_outcome outcome;
+    char message[512];        /* "" when ok; the verdict's reason otherwise */
+    const hf_prop *property;  /* the violated property, for HF_FAIL_PROPERTY */
+    int failed_task;          /* task running at the failure; 0 = the runtime */
+    uint64_t time_ns;         /* logical time at the end */
+    uint64_t steps;           /* scheduling steps taken */
+    uint64_t decisions;       /* decisions taken */
+    uint32_t deviations;      /* of which non-default */
+    uint64_t trace_hash;
+} hf_result;
+
+/* Default budgets, when the target sets none. */
+enum { HF_DEFAULT_MAX_STEPS = 100000 };
+#define HF_DEFAULT_MAX_TIME_NS (3600ull * HF_SEC)
+/* Memory accesses a task may make between two scheduling points (counted
+ * only where target code is built with load/store tracing). */
+#define HF_MAX_ACCESSES_WITHOUT_YIELD 10000000ull
+
+void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out);
+
+const char *hf_outcome_name(hf_outcome o);
+
+/* The last run's trace and decisions. */
+const hf_trace *hf_last_trace(void);
+const hf_decider *hf_last_decisions(void);
+
+/* Prints the last run's timeline (`last` events, 0 = all kept) and, for a
+ * failed run, a report: what failed, when, in which task, and the tasks
+ * left waiting. */
+void hf_print_timeline(FILE *out, uint64_t last);
+void hf_print_failure(FILE *out, const hf_result *r);
+
+/* Frees everything the runtime keeps between runs. */
+void hf_runtime_free(void);
+
+#endif

@@ -1,0 +1,497 @@
+/*
+ * sched.c — tasks, the scheduler, the logical clock and the run itself.
+ *
+ * The scheduler runs in whichever context gives up the processor: a task
+ * that yields or blocks chooses its successor and switches straight to it,
+ * so a scheduling step costs one context switch, and none at all when the
+ * decision is "go on".  The OS thread's own context (main) only starts the
+ * run and receives control back when the run is over, by completion or
+ * failure.  Tasks still suspended then are unwound (resumed with `killed`
+ * set, which longjmps to the bottom of their stack), so every fiber ends
+ * properly and ASan's fake stacks are released.
+ *
+ * Choosing the next task is a decision over the runnable tasks in id order.
+ * The default is the undisturbed schedule: at a switch point the running
+ * task goes on; otherwise the next runnable task after it, round robin.
+ * Time only moves when nothing is runnable: it jumps to the earliest timer.
+ */
+#include "world.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+hf_world hf_w;
+
+static jmp_buf main_env;     /* where a failure noticed in the main context lands */
+
+static void task_entry(void);
+
+/* ---- Events -------------------------------------------------------------- */
+
+static void emit_as(int task, hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags) {
+    hf_event e = {hf_w.now, a, b, text, (uint16_t)task, (uint8_t)kind, flags};
+    hf_trace_add(&hf_w.trace, &e);
+}
+
+void hf_emit(hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags) {
+    emit_as(hf_w.current ? hf_w.current->id : 0, kind, a, b, text, flags);
+}
+
+/* ---- Failure ------------------------------------------------------------- */
+
+static void transfer(hf_task *self, hf_task *next);
+
+void hf_fail(hf_outcome outcome, const hf_prop *p, const char *fmt, ...) {
+    assert(outcome != HF_OK);
+    assert(!hf_w.stopping);
+    hf_result *r = &hf_w.result;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+    r->outcome = outcome;
+    r->property = p;
+    r->failed_task = hf_w.current ? hf_w.current->id : 0;
+    hf_emit(HF_EV_FAIL, 0, 0, hf_strdup(r->message), 0);
+    hf_w.stopping = true;
+    if (hf_w.current) transfer(hf_w.current, NULL);   /* resumed only to unwind */
+    else longjmp(main_env, 1);
+    abort();
+}
+
+/* ---- Timers: a binary min-heap on (deadline, seq) ------------------------ */
+
+static bool timer_before(const hf_timer *a, const hf_timer *b) {
+    return a->deadline != b->deadline ? a->deadline < b->deadline : a->seq < b->seq;
+}
+
+static void timer_swap(size_t i, size_t j) {
+    hf_timer tmp = hf_w.timers[i];
+    hf_w.timers[i] = hf_w.timers[j];
+    hf_w.timers[j] = tmp;
+}
+
+static void timer_push(uint64_t deadline, hf_task *t) {
+    if (hf_w.timer_count == hf_w.timer_cap) {
+        size_t cap = hf_w.timer_cap ? 2 * hf_w.timer_cap : 64;
+        hf_timer *grown = realloc(hf_w.timers, cap * sizeof *grown);
+        if (!grown) { fprintf(stderr, "heisenfuzz: out of memory for timers\n"); abort(); }
+        hf_w.timers = grown;
+        hf_w.timer_cap = cap;
+    }
+    size_t i = hf_w.timer_count++;
+    hf_w.timers[i] = (hf_timer){deadline, hf_w.timer_seq++, t, t->timer_gen};
+    while (i > 0 && timer_before(&hf_w.timers[i], &hf_w.timers[(i - 1) / 2])) {
+        timer_swap(i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static hf_timer timer_pop(void) {
+    assert(hf_w.timer_count > 0);
+    hf_timer top = hf_w.timers[0];
+    hf_w.timers[0] = hf_w.timers[--hf_w.timer_count];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < hf_w.timer_count && timer_before(&hf_w.timers[l], &hf_w.timers[m])) m = l;
+        if (r < hf_w.timer_count && timer_before(&hf_w.timers[r], &hf_w.timers[m])) m = r;
+        if (m == i) break;
+        timer_swap(i, m);
+        i = m;
+    }
+    return top;
+}
+
+static bool timer_is_live(const hf_timer *t) {
+    return t->gen == t->task->timer_gen && t->task->state == TASK_BLOCKED;
+}
+
+/* A task woken before its deadline leaves its timer behind; it must not make
+ * time jump, so stale timers are dropped before the earliest is looked at. */
+static bool live_timer_pending(void) {
+    while (hf_w.timer_count && !timer_is_live(&hf_w.timers[0])) timer_pop();
+    return hf_w.timer_count > 0;
+}
+
+/* Nothing is runnable: jump to the earliest deadline and fire every timer
+ * due then. */
+static void advance_time(void) {
+    uint64_t deadline = hf_w.timers[0].deadline;
+    if (deadline > hf_w.max_time)
+        hf_fail(HF_FAIL_TIME, NULL, "the workload never finished: logical time budget of %.3f s ran out",
+                (double)hf_w.max_time / HF_SEC);
+    if (deadline > hf_w.now) hf_w.now = deadline;
+    while (hf_w.timer_count && hf_w.timers[0].deadline <= hf_w.now) {
+        hf_timer t = timer_pop();
+        if (!timer_is_live(&t)) continue;
+        t.task->timed_out = true;
+        if (t.task->waiting_in) emit_as(t.task->id, HF_EV_TIMEOUT, 0, 0, t.task->waiting_for, 0);
+        hf_wake(t.task);
+    }
+}
+
+/* ---- Choosing the next task ---------------------------------------------- */
+
+static int live_tasks;   /* tasks not done and not daemons: the run's work */
+static bool last_pick_deviated;
+
+static const char *deadlock_report(void) {
+    static char report[sizeof hf_w.result.message];
+    size_t used = (size_t)snprintf(report, sizeof report, "deadlock:");
+    for (int i = 0; i < hf_w.task_count && used < sizeof report; i++) {
+        const hf_task *t = &hf_w.tasks[i];
+        if (t->state == TASK_BLOCKED)
+            used += (size_t)snprintf(report + used, sizeof report - used, " %s waits for %s;",
+                                     t->name, t->waiting_for);
+    }
+    return report;
+}
+
+/* The index, among the runnable tasks (in id order), that the undisturbed
+ * schedule would run. */
+static int default_choice(hf_task *const *runnable, int n, const hf_task *self, hf_why why) {
+    if (why == WHY_POINT) {
+        for (int i = 0; i < n; i++) if (runnable[i] == self) return i;
+        assert(!"a task at a switch point must be runnable");
+    }
+    if (self)
+        for (int i = 0; i < n; i++) if (runnable[i]->id > self->id) return i;
+    return 0;   /* wrap around to the lowest id */
+}
+
+/* Returns the task to run next, or NULL when the run is over (all work
+ * done).  Fails the run on deadlock or an exhausted budget. */
+static hf_task *choose_next(hf_why why) {
+    hf_task *self = hf_w.current;
+    hf_w.accesses = 0;
+    for (;;) {
+        hf_task *runnable[HF_MAX_TASKS];
+        int n = 0;
+        for (int i = 0; i < hf_w.task_count; i++)
+            if (hf_w.tasks[i].state == TASK_RUNNABLE) runnable[n++] = &hf_w.tasks[i];
+        if (n > 0) {
+            if (++hf_w.steps > hf_w.max_steps)
+                hf_fail(HF_FAIL_STEPS, NULL, "the workload never finished: step budget of %llu ran out",
+                        (unsigned long long)hf_w.max_steps);
+            int dflt = default_choice(runnable, n, self, why);
+            int pick = (int)hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, (uint64_t)dflt);
+            last_pick_deviated = pick != dflt;
+            return runnable[pick];
+        }
+        if (live_timer_pending()) { advance_time(); continue; }
+        if (live_tasks == 0) return NULL;
+        hf_fail(HF_FAIL_DEADLOCK, NULL, "%s", deadlock_report());
+    }
+}
+
+/* Leaves `self` (NULL: the main context) for `next` (NULL: back to main,
+ * the run is over).  Returns when `self` is scheduled again. */
+static void transfer(hf_task *self, hf_task *next) {
+    if (next == self) return;
+    if (next && next != hf_w.last_run && !hf_w.stopping) {
+        emit_as(next->id, HF_EV_RUN, 0, 0, NULL, last_pick_deviated ? HF_EV_DEVIATED : 0);
+        hf_w.last_run = next;
+    }
+    if (next && !next->started) {
+        if (!hf_fiber_create(&next->fiber, task_entry))
+            hf_fail(HF_FAIL_LIMIT, NULL, "no memory for the stack of task %s", next->name);
+        next->started = true;
+    }
+    hf_fiber *from = self ? &self->fiber : &hf_w.main_fiber;
+    hf_fiber *to = next ? &next->fiber : &hf_w.main_fiber;
+    hf_w.current = next;
+    if (self && self->state == TASK_DONE) hf_fiber_switch_final(from, to);
+    hf_fiber_switch(from, to);
+    if (self && self->killed) longjmp(self->exit_env, 1);
+}
+
+static void reschedule(hf_why why) {
+    hf_task *self = hf_current();
+    transfer(self, choose_next(why));
+}
+
+/* ---- Tasks --------------------------------------------------------------- */
+
+static void finish_task(hf_task *t) {
+    t->state = TASK_DONE;
+    if (!(t->flags & HF_TASK_DAEMON)) live_tasks--;
+    if (hf_w.stopping) return;
+    hf_emit(HF_EV_EXIT, 0, 0, NULL, 0);
+    hf_task *joiner;
+    while ((joiner = hf_waitq_pop(&t->joiners))) hf_wake(joiner);
+}
+
+static void task_entry(void) {
+    hf_fiber_started();
+    hf_task *self = hf_w.current;
+    if (setjmp(self->exit_env) == 0) self->fn(self->arg);
+    finish_task(self);
+    transfer(self, hf_w.stopping ? NULL : choose_next(WHY_EXIT));
+}
+
+hf_task *hf_current(void) {
+    assert(hf_w.current && "this call needs a running task of a run");
+    return hf_w.current;
+}
+
+int hf_spawn_flags(const char *name, hf_task_fn *fn, void *arg, unsigned flags) {
+    assert(name && fn);
+    if (hf_w.task_count == HF_MAX_TASKS)
+        hf_fail(HF_FAIL_LIMIT, NULL, "more than %d tasks in one run", HF_MAX_TASKS);
+    hf_task *t = &hf_w.tasks[hf_w.task_count];
+    memset(t, 0, sizeof *t);
+    t->id = ++hf_w.task_count;
+    t->name = name;
+    t->fn = fn;
+    t->arg = arg;
+    t->flags = flags;
+    t->state = TASK_RUNNABLE;
+    if (!(flags & HF_TASK_DAEMON)) live_tasks++;
+    hf_emit(HF_EV_SPAWN, t->id, 0, name, 0);
+    return t->id;
+}
+
+int hf_spawn(const char *name, hf_task_fn *fn, void *arg) {
+    return hf_spawn_flags(name, fn, arg, 0);
+}
+
+int hf_self(void) { return hf_current()->id; }
+
+static hf_task *task_by_id(int id) {
+    assert(id >= 1 && id <= hf_w.task_count);
+    return &hf_w.tasks[id - 1];
+}
+
+const char *hf_task_name(int id) {
+    return id >= 1 && id <= hf_w.task_count ? hf_w.tasks[id - 1].name : "?";
+}
+
+void hf_switch_point(void) { reschedule(WHY_POINT); }
+void hf_yield(void) { reschedule(WHY_YIELD); }
+
+void hf_join(int id) {
+    hf_task *t = task_by_id(id);
+    assert(t != hf_current());
+    if (t->state != TASK_DONE) hf_block(&t->joiners, hf_printf("join %s", t->name), 0);
+    assert(t->state == TASK_DONE);
+}
+
+/* ---- Blocking and waking ------------------------------------------------- */
+
+static void waitq_remove(hf_waitq *q, hf_task *t) {
+    hf_task **link = &q->head, *prev = NULL;
+    while (*link && *link != t) { prev = *link; link = &(*link)->wait_next; }
+    assert(*link == t);
+    *link = t->wait_next;
+    if (q->tail == t) q->tail = prev;
+    t->wait_next = NULL;
+    t->waiting_in = NULL;
+}
+
+hf_task *hf_waitq_pop(hf_waitq *q) {
+    hf_task *t = q->head;
+    if (t) waitq_remove(q, t);
+    return t;
+}
+
+static void block_self(hf_waitq *q, const char *waiting_for, uint64_t timeout_ns, bool traced) {
+    hf_task *self = hf_current();
+    self->state = TASK_BLOCKED;
+    self->waiting_for = waiting_for;
+    self->timed_out = false;
+    self->waiting_in = q;
+    if (q) {
+        if (q->tail) q->tail->wait_next = self; else q->head = self;
+        q->tail = self;
+        self->wait_next = NULL;
+    }
+    if (timeout_ns) timer_push(hf_w.now + timeout_ns, self);
+    if (traced) hf_emit(HF_EV_BLOCK, 0, 0, waiting_for, 0);
+    reschedule(WHY_BLOCK);
+}
+
+void hf_block(hf_waitq *q, const char *waiting_for, uint64_t timeout_ns) {
+    block_self(q, waiting_for, timeout_ns, true);
+}
+
+void hf_wake(hf_task *t) {
+    assert(t->state == TASK_BLOCKED);
+    if (t->waiting_in) waitq_remove(t->waiting_in, t);
+    t->waiting_for = NULL;
+    t->state = TASK_RUNNABLE;
+    t->timer_gen++;
+}
+
+uint64_t hf_now(void) { return hf_w.now; }
+
+void hf_sleep(uint64_t ns) {
+    hf_emit(HF_EV_SLEEP, (int64_t)ns, 0, NULL, 0);
+    if (ns == 0) { hf_yield(); return; }
+    block_self(NULL, "sleep", ns, false);
+}
+
+/* ---- Workload decisions -------------------------------------------------- */
+
+static void trace_decision(const char *what, uint32_t deviations_before, uint64_t value, uint64_t dflt) {
+    if (hf_w.decider.deviations != deviations_before)
+        hf_emit(HF_EV_DECIDE, (int64_t)value, (int64_t)dflt, what, HF_EV_DEVIATED);
+}
+
+uint64_t hf_pick(const char *what, uint64_t lo, uint64_t hi, uint64_t dflt) {
+    uint32_t before = hf_w.decider.deviations;
+    uint64_t v = hf_decide_range(&hf_w.decider, lo, hi, dflt);
+    trace_decision(what, before, v, dflt);
+    return v;
+}
+
+bool hf_chance(const char *what, bool dflt) {
+    uint32_t before = hf_w.decider.deviations;
+    bool v = hf_decide_bool(&hf_w.decider, dflt);
+    trace_decision(what, before, v, dflt);
+    return v;
+}
+
+uint64_t hf_random64(const char *what, uint64_t dflt) {
+    uint32_t before = hf_w.decider.deviations;
+    uint64_t v = hf_decide_u64(&hf_w.decider, dflt);
+    trace_decision(what, before, v, dflt);
+    return v;
+}
+
+/* ---- Memory and notes ---------------------------------------------------- */
+
+void *hf_alloc(size_t size) { return hf_arena_alloc(&hf_w.arena, size); }
+
+char *hf_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    return memcpy(hf_alloc(n), s, n);
+}
+
+static char *vformat(const char *fmt, va_list ap) {
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *s = hf_alloc((size_t)(n < 0 ? 0 : n) + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return s;
+}
+
+char *hf_printf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void hf_note(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    hf_emit(HF_EV_NOTE, 0, 0, s, 0);
+}
+
+/* ---- The run ------------------------------------------------------------- */
+
+static void reset_world(const hf_target *t, const uint8_t *data, size_t size) {
+    hf_arena_reset(&hf_w.arena);
+    hf_w.target = t;
+    hf_w.task_count = 0;
+    hf_w.current = NULL;
+    hf_w.last_run = NULL;
+    hf_w.now = 0;
+    hf_w.steps = 0;
+    hf_w.max_steps = t->max_steps ? t->max_steps : HF_DEFAULT_MAX_STEPS;
+    hf_w.max_time = t->max_time_ns ? t->max_time_ns : HF_DEFAULT_MAX_TIME_NS;
+    hf_w.accesses = 0;
+    hf_w.timer_count = 0;
+    hf_w.timer_seq = 0;
+    hf_w.stopping = false;
+    live_tasks = 0;
+    last_pick_deviated = false;
+    memset(&hf_w.result, 0, sizeof hf_w.result);
+    hf_decider_init(&hf_w.decider, data, size);
+    hf_trace_reset(&hf_w.trace);
+    hf_fiber_init_main(&hf_w.main_fiber);
+}
+
+/* Unwinds every task still suspended, so that each fiber ends by returning
+ * through its entry function, then gives the stacks back. */
+static void tear_down(void) {
+    hf_w.stopping = true;
+    for (int i = 0; i < hf_w.task_count; i++) {
+        hf_task *t = &hf_w.tasks[i];
+        if (t->started && t->state != TASK_DONE) {
+            t->killed = true;
+            hf_w.current = t;
+            hf_fiber_switch(&hf_w.main_fiber, &t->fiber);
+        }
+    }
+    hf_w.current = NULL;
+    for (int i = 0; i < hf_w.task_count; i++)
+        if (hf_w.tasks[i].started) hf_fiber_release(&hf_w.tasks[i].fiber);
+}
+
+void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out) {
+    assert(t && t->main && t->name);
+    assert(!hf_w.current && "hf_run cannot be nested");
+    reset_world(t, data, size);
+    hf_spawn("main", t->main, NULL);
+    if (setjmp(main_env) == 0) transfer(NULL, choose_next(WHY_START));
+    tear_down();
+    hf_result *r = &hf_w.result;
+    r->time_ns = hf_w.now;
+    r->steps = hf_w.steps;
+    r->decisions = hf_w.decider.index;
+    r->deviations = hf_w.decider.deviations;
+    r->trace_hash = hf_trace_hash(&hf_w.trace);
+    *out = *r;
+}
+
+const hf_trace *hf_last_trace(void) { return &hf_w.trace; }
+const hf_decider *hf_last_decisions(void) { return &hf_w.decider; }
+
+const char *hf_outcome_name(hf_outcome o) {
+    switch (o) {
+    case HF_OK: return "ok";
+    case HF_FAIL_PROPERTY: return "property";
+    case HF_FAIL_DEADLOCK: return "deadlock";
+    case HF_FAIL_STEPS: return "step budget";
+    case HF_FAIL_TIME: return "time budget";
+    case HF_FAIL_SPIN: return "spin";
+    case HF_FAIL_LIMIT: return "limit";
+    }
+    return "?";
+}
+
+void hf_print_timeline(FILE *out, uint64_t last) {
+    hf_trace_print(out, &hf_w.trace, last, hf_task_name);
+}
+
+void hf_print_failure(FILE *out, const hf_result *r) {
+    if (r->outcome == HF_OK) return;
+    fprintf(out, "heisenfuzz: run failed (%s): %s\n", hf_outcome_name(r->outcome), r->message);
+    if (r->property)
+        fprintf(out, "  property: %s \"%s\" (%s:%d)\n",
+                r->property->kind == HF_UNREACHABLE ? "unreachable" :
+                r->property->kind == HF_ALWAYS_OR_UNREACHABLE ? "always_or_unreachable" : "always",
+                r->property->message, r->property->file, r->property->line);
+    fprintf(out, "  at logical time %.9f s, in task %s, after %llu steps and %llu decisions (%u non-default)\n",
+            (double)r->time_ns / HF_SEC, r->failed_task ? hf_task_name(r->failed_task) : "-",
+            (unsigned long long)r->steps, (unsigned long long)r->decisions, r->deviations);
+    fprintf(out, "  last events:\n");
+    hf_print_timeline(out, 20);
+}
+
+void hf_runtime_free(void) {
+    hf_arena_free(&hf_w.arena);
+    free(hf_w.timers);
+    hf_w.timers = NULL;
+    hf_w.timer_cap = hf_w.timer_count = 0;
+    hf_fiber_pool_drain();
+}

@@ -1,0 +1,71 @@
+/*
+ * trace.c — recording, hashing and printing run events.
+ */
+#include "trace.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <string.h>
+
+void hf_trace_reset(hf_trace *t) {
+    t->count = 0;
+    XXH3_64bits_reset(&t->hash);
+}
+
+void hf_trace_add(hf_trace *t, const hf_event *e) {
+    assert(e->kind < HF_EV_KIND_COUNT);
+    t->ring[t->count % HF_TRACE_CAPACITY] = *e;
+    t->count++;
+    /* Hash the fields, never the text pointer: its address differs between
+     * builds and runs, its content does not. */
+    struct { uint64_t time; int64_t a, b; uint16_t task; uint8_t kind, flags; uint32_t pad; }
+        packed = {e->time, e->a, e->b, e->task, e->kind, e->flags, 0};
+    XXH3_64bits_update(&t->hash, &packed, sizeof packed);
+    if (e->text) XXH3_64bits_update(&t->hash, e->text, strlen(e->text));
+}
+
+uint64_t hf_trace_hash(const hf_trace *t) {
+    return XXH3_64bits_digest(&t->hash);
+}
+
+const hf_event *hf_trace_event(const hf_trace *t, uint64_t i) {
+    if (i >= t->count || t->count - i > HF_TRACE_CAPACITY) return NULL;
+    return &t->ring[i % HF_TRACE_CAPACITY];
+}
+
+static const char *kind_word[HF_EV_KIND_COUNT] = {
+    [HF_EV_SPAWN] = "spawn", [HF_EV_RUN] = "run", [HF_EV_BLOCK] = "wait",
+    [HF_EV_WAKE] = "wake", [HF_EV_SLEEP] = "sleep", [HF_EV_TIMEOUT] = "timeout",
+    [HF_EV_EXIT] = "exit", [HF_EV_DECIDE] = "decide", [HF_EV_NOTE] = "",
+    [HF_EV_FAIL] = "FAIL",
+};
+
+void hf_trace_print_event(FILE *out, const hf_event *e, const char *(*task_name)(int id)) {
+    /* Decisive (non-default) events are marked in the margin. */
+    fprintf(out, "%c %6" PRIu64 ".%09" PRIu64 "s  %-18s ",
+            (e->flags & HF_EV_DEVIATED) ? '*' : ' ',
+            e->time / 1000000000u, e->time % 1000000000u,
+            e->task ? task_name(e->task) : "-");
+    switch ((hf_event_kind)e->kind) {
+    case HF_EV_SPAWN:   fprintf(out, "spawn %s\n", e->text); break;
+    case HF_EV_WAKE:    fprintf(out, "wake %s\n", task_name((int)e->a)); break;
+    case HF_EV_SLEEP:   fprintf(out, "sleep %" PRId64 " ns\n", e->a); break;
+    case HF_EV_BLOCK:   fprintf(out, "wait %s\n", e->text); break;
+    case HF_EV_TIMEOUT: fprintf(out, "timeout %s\n", e->text ? e->text : ""); break;
+    case HF_EV_DECIDE:
+        fprintf(out, "decide %s = %" PRId64 " (default %" PRId64 ")\n", e->text, e->a, e->b);
+        break;
+    case HF_EV_NOTE:    fprintf(out, "%s\n", e->text); break;
+    case HF_EV_FAIL:    fprintf(out, "FAIL %s\n", e->text); break;
+    default:            fprintf(out, "%s\n", kind_word[e->kind]); break;
+    }
+}
+
+void hf_trace_print(FILE *out, const hf_trace *t, uint64_t last, const char *(*task_name)(int id)) {
+    uint64_t kept = t->count < HF_TRACE_CAPACITY ? t->count : HF_TRACE_CAPACITY;
+    if (last == 0 || last > kept) last = kept;
+    uint64_t first = t->count - last;
+    if (first > 0) fprintf(out, "  (%" PRIu64 " earlier events not shown)\n", first);
+    for (uint64_t i = first; i < t->count; i++)
+        hf_trace_print_event(out, hf_trace_event(t, i), task_name);
+}

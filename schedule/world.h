@@ -1,0 +1,79 @@
+/*
+ * world.h — the state of the current run, shared by the runtime's own files
+ * (sched.c, sync.c, prop.c).  Targets never include it.
+ */
+#ifndef HF_WORLD_H
+#define HF_WORLD_H
+
+#include "arena.h"
+#include "decide.h"
+#include "fiber.h"
+#include "run.h"
+#include "trace.h"
+
+#include <setjmp.h>
+
+enum { HF_MAX_TASKS = 256 };
+
+typedef enum { TASK_RUNNABLE, TASK_BLOCKED, TASK_DONE } hf_task_state;
+
+typedef struct hf_task {
+    int id;
+    const char *name;
+    hf_task_fn *fn;
+    void *arg;
+    unsigned flags;              /* HF_TASK_* */
+    hf_task_state state;
+    bool started;                /* has a fiber and has run */
+    bool killed;                 /* must unwind when next resumed */
+    hf_fiber fiber;
+    jmp_buf exit_env;            /* where a killed task unwinds to */
+    const char *waiting_for;     /* while blocked: for the deadlock report */
+    struct hf_task *wait_next;   /* link in a wait queue */
+    hf_waitq *waiting_in;        /* the queue it is in, if any */
+    bool timed_out;              /* its last timed wait ended by the deadline */
+    uint64_t timer_gen;          /* bumped on every wake: stale timers are ignored */
+    hf_waitq joiners;
+} hf_task;
+
+typedef struct hf_timer {
+    uint64_t deadline;
+    uint64_t seq;                /* ties at one instant fire in arming order */
+    hf_task *task;
+    uint64_t gen;                /* task->timer_gen when armed */
+} hf_timer;
+
+typedef enum { WHY_START, WHY_POINT, WHY_YIELD, WHY_BLOCK, WHY_EXIT } hf_why;
+
+typedef struct hf_world {
+    const hf_target *target;
+    hf_fiber main_fiber;         /* the OS thread's own context */
+    hf_task tasks[HF_MAX_TASKS]; /* index id - 1 */
+    int task_count;
+    hf_task *current;            /* NULL while the main context runs */
+    hf_task *last_run;           /* for RUN events: only changes are traced */
+    uint64_t now;
+    uint64_t steps, max_steps, max_time;
+    uint64_t accesses;           /* since the last scheduling point */
+    hf_timer *timers;            /* binary min-heap */
+    size_t timer_count, timer_cap;
+    uint64_t timer_seq;
+    bool stopping;               /* the run has ended; tasks are being unwound */
+    hf_decider decider;
+    hf_trace trace;
+    hf_arena arena;
+    hf_result result;
+} hf_world;
+
+extern hf_world hf_w;
+
+/* sched.c, for sync.c and prop.c */
+void hf_emit(hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags);
+void hf_block(hf_waitq *q, const char *waiting_for, uint64_t timeout_ns);  /* timeout 0 = none */
+void hf_wake(hf_task *t);
+hf_task *hf_waitq_pop(hf_waitq *q);
+void hf_fail(hf_outcome outcome, const hf_prop *p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+hf_task *hf_current(void);   /* asserts that a task is running */
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * counter — the lost update, the smallest heisenbug there is.
+ *
+ * Workers each add 1 to a shared counter several times, as
+ * read, (preemption may happen here), write.  On the undisturbed schedule a
+ * worker is never preempted, so the count comes out right, run after run;
+ * one badly placed switch between another worker's read and write loses an
+ * increment.  The fixed variant holds a mutex across the read and the write.
+ *
+ * Invariant (always): the final count equals the number of increments.
+ */
+#include "hf.h"
+
+typedef struct counter {
+    bool locked;          /* the fixed variant */
+    int workers;
+    int increments;       /* per worker */
+    long value;
+    hf_mutex lock;
+} counter;
+
+static void worker(void *arg) {
+    counter *c = arg;
+    for (int i = 0; i < c->increments; i++) {
+        if (c->locked) hf_mutex_lock(&c->lock);
+        long seen = c->value;
+        hf_note("read %ld", seen);
+        hf_switch_point();         /* where a real thread can be preempted */
+        c->value = seen + 1;
+        hf_note("write %ld", seen + 1);
+        if (c->locked) hf_mutex_unlock(&c->lock);
+    }
+}
+
+static void run_counter(bool locked) {
+    counter *c = hf_alloc(sizeof *c);
+    c->locked = locked;
+    c->workers = (int)hf_pick("workers", 2, 4, 2);
+    c->increments = (int)hf_pick("increments per worker", 1, 8, 3);
+    hf_mutex_init(&c->lock, "counter");
+    int ids[4];
+    for (int w = 0; w < c->workers; w++) ids[w] = hf_spawn(hf_printf("worker%d", w + 1), worker, c);
+    for (int w = 0; w < c->workers; w++) hf_join(ids[w]);
+    hf_note("count %ld, expected %d", c->value, c->workers * c->increments);
+    hf_always(c->value == (long)c->workers * c->increments,
+              "the final count equals the number of increments");
+}
+
+static void counter_buggy_main(void *arg) { (void)arg; run_counter(false); }
+static void counter_fixed_main(void *arg) { (void)arg; run_counter(true); }
+
+const hf_target counter_buggy_target = {
+    .name = "counter_buggy",
+    .summary = "lost update: workers read, may be preempted, then write a shared counter",
+    .main = counter_buggy_main,
+};
+
+const hf_target counter_target = {
+    .name = "counter",
+    .summary = "the counter with a mutex across read and write (the control)",
+    .main = counter_fixed_main,
+};

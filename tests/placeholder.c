@@ -1,0 +1,2 @@
+#include "run.h"
+int main(void){return 0;}
