@@ -16,6 +16,7 @@
 # Under OSS-Fuzz ($OUT and $LIB_FUZZING_ENGINE set) it builds the fuzzers
 # with the given $CC, $CFLAGS and $LIB_FUZZING_ENGINE into $OUT.
 set -euo pipefail
+shopt -s inherit_errexit   # a failed compile inside $(...) stops the build
 cd "$(dirname "$0")"
 
 DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++"
@@ -39,7 +40,8 @@ target_symbols() { grep -o 'X([a-z0-9_]*_target)' fuzz/targets.h | sed 's/X(\(.*
 
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
-TOOL_SOURCES="fuzz/heisenfuzz.c fuzz/bench.c fuzz/files.c fuzz/targets.c fuzz/standalone.c"
+# Everything in fuzz/ but the per-target harness; tests link it all but main().
+TOOL_SOURCES="$(ls fuzz/*.c | grep -v '^fuzz/harness\.c$')"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
@@ -97,11 +99,10 @@ local_build() {
     tool_objs=$(compile "$obj/plain" "$cflags" $TOOL_SOURCES)
     # shellcheck disable=SC2086
     $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs
-    for t in tests/*.c; do
-        local name; name=$(basename "$t" .c)
+    local tool_lib=${tool_objs//$obj\/plain\/fuzz_heisenfuzz.c.o/}
+    for t in tests/test_*.c; do
         # shellcheck disable=SC2086
-        $CC $cflags $INCLUDES -o "$out/tests/$name" "$t" $rt_plain $tg_plain \
-            "$obj/plain/fuzz_targets.c.o" "$obj/plain/fuzz_files.c.o" "$obj/plain/fuzz_standalone.c.o"
+        $CC $cflags $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
     done
 
     # One libFuzzer binary per target.
@@ -114,7 +115,7 @@ local_build() {
         $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
             fuzz/harness.c $rt_fuzz $tg_fuzz
     done
-    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(ls tests/*.c | wc -l) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
+    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(ls tests/test_*.c | wc -l) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
 }
 
 if [ -n "${OUT:-}" ] && [ -n "${LIB_FUZZING_ENGINE:-}" ]; then

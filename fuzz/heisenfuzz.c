@@ -20,22 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int hf_usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("heisenfuzz: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see 'heisenfuzz --help')\n", stderr);
-    va_end(ap);
-    return 2;
-}
-
-const hf_target *hf_tool_target(const char *name) {
-    const hf_target *t = hf_target_find(name);
-    if (!t) fprintf(stderr, "heisenfuzz: unknown target '%s' (see 'heisenfuzz list')\n", name);
-    return t;
-}
-
 /* ---- list ---------------------------------------------------------------- */
 
 static int cmd_list(int argc, char **argv) {

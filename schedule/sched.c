@@ -42,6 +42,7 @@ void hf_emit(hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t
 /* ---- Failure ------------------------------------------------------------- */
 
 static void transfer(hf_task *self, hf_task *next);
+static void waitq_remove(hf_waitq *q, hf_task *t);
 
 void hf_fail(hf_outcome outcome, const hf_prop *p, const char *fmt, ...) {
     assert(outcome != HF_OK);
@@ -191,7 +192,7 @@ static hf_task *choose_next(hf_why why) {
  * the run is over).  Returns when `self` is scheduled again. */
 static void transfer(hf_task *self, hf_task *next) {
     if (next == self) return;
-    if (next && next != hf_w.last_run && !hf_w.stopping) {
+    if (next && next != hf_w.last_run && !hf_w.stopping && !next->killed) {
         emit_as(next->id, HF_EV_RUN, 0, 0, NULL, last_pick_deviated ? HF_EV_DEVIATED : 0);
         hf_w.last_run = next;
     }
@@ -219,7 +220,7 @@ static void finish_task(hf_task *t) {
     t->state = TASK_DONE;
     if (!(t->flags & HF_TASK_DAEMON)) live_tasks--;
     if (hf_w.stopping) return;
-    hf_emit(HF_EV_EXIT, 0, 0, NULL, 0);
+    emit_as(t->id, t->killed ? HF_EV_KILL : HF_EV_EXIT, 0, 0, NULL, 0);
     hf_task *joiner;
     while ((joiner = hf_waitq_pop(&t->joiners))) hf_wake(joiner);
 }
@@ -229,7 +230,30 @@ static void task_entry(void) {
     hf_task *self = hf_w.current;
     if (setjmp(self->exit_env) == 0) self->fn(self->arg);
     finish_task(self);
-    transfer(self, hf_w.stopping ? NULL : choose_next(WHY_EXIT));
+    hf_task *next;
+    if (hf_w.stopping) next = NULL;
+    else if (self->killed && hf_w.killer) next = hf_w.killer;   /* unwound by hf_task_kill */
+    else next = choose_next(WHY_EXIT);
+    transfer(self, next);
+}
+
+void hf_task_kill(hf_task *t) {
+    hf_task *self = hf_current();
+    if (t->state == TASK_DONE) return;
+    if (t->waiting_in) waitq_remove(t->waiting_in, t);
+    t->timer_gen++;              /* its timers are void */
+    t->killed = true;
+    if (t == self) {
+        hf_w.killer = NULL;      /* nobody to return to: schedule as on exit */
+        longjmp(self->exit_env, 1);
+    }
+    if (!t->started) {
+        finish_task(t);
+        return;
+    }
+    hf_w.killer = self;
+    transfer(self, t);           /* t unwinds, then switches straight back */
+    hf_w.killer = NULL;
 }
 
 hf_task *hf_current(void) {
@@ -244,6 +268,7 @@ int hf_spawn_flags(const char *name, hf_task_fn *fn, void *arg, unsigned flags) 
     hf_task *t = &hf_w.tasks[hf_w.task_count];
     memset(t, 0, sizeof *t);
     t->id = ++hf_w.task_count;
+    t->node = hf_w.current ? hf_w.current->node : 0;
     t->name = name;
     t->fn = fn;
     t->arg = arg;
@@ -260,7 +285,7 @@ int hf_spawn(const char *name, hf_task_fn *fn, void *arg) {
 
 int hf_self(void) { return hf_current()->id; }
 
-static hf_task *task_by_id(int id) {
+hf_task *hf_task_by_id(int id) {
     assert(id >= 1 && id <= hf_w.task_count);
     return &hf_w.tasks[id - 1];
 }
@@ -273,7 +298,7 @@ void hf_switch_point(void) { reschedule(WHY_POINT); }
 void hf_yield(void) { reschedule(WHY_YIELD); }
 
 void hf_join(int id) {
-    hf_task *t = task_by_id(id);
+    hf_task *t = hf_task_by_id(id);
     assert(t != hf_current());
     if (t->state != TASK_DONE) hf_block(&t->joiners, hf_printf("join %s", t->name), 0);
     assert(t->state == TASK_DONE);
@@ -404,6 +429,7 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size) {
     hf_w.task_count = 0;
     hf_w.current = NULL;
     hf_w.last_run = NULL;
+    hf_w.killer = NULL;
     hf_w.now = 0;
     hf_w.steps = 0;
     hf_w.max_steps = t->max_steps ? t->max_steps : HF_DEFAULT_MAX_STEPS;

@@ -36,7 +36,7 @@ const hf_event *hf_trace_event(const hf_trace *t, uint64_t i) {
 static const char *kind_word[HF_EV_KIND_COUNT] = {
     [HF_EV_SPAWN] = "spawn", [HF_EV_RUN] = "run", [HF_EV_BLOCK] = "wait",
     [HF_EV_WAKE] = "wake", [HF_EV_SLEEP] = "sleep", [HF_EV_TIMEOUT] = "timeout",
-    [HF_EV_EXIT] = "exit", [HF_EV_DECIDE] = "decide", [HF_EV_NOTE] = "",
+    [HF_EV_EXIT] = "exit", [HF_EV_KILL] = "killed", [HF_EV_DECIDE] = "decide", [HF_EV_NOTE] = "",
     [HF_EV_FAIL] = "FAIL",
 };
 

@@ -24,6 +24,7 @@ typedef enum hf_event_kind {
     HF_EV_SLEEP,      /* a = nanoseconds */
     HF_EV_TIMEOUT,    /* a wait ended by its deadline */
     HF_EV_EXIT,       /* the task returned */
+    HF_EV_KILL,       /* the task was killed (its node crashed) */
     HF_EV_DECIDE,     /* a workload decision that deviated; text = what, a = value, b = default */
     HF_EV_NOTE,       /* text = the target's own words */
     HF_EV_FAIL,       /* text = why the run failed */

@@ -19,6 +19,7 @@ typedef enum { TASK_RUNNABLE, TASK_BLOCKED, TASK_DONE } hf_task_state;
 
 typedef struct hf_task {
     int id;
+    int node;                    /* the simulated node it belongs to; 0 = none (inherited by spawn) */
     const char *name;
     hf_task_fn *fn;
     void *arg;
@@ -52,6 +53,7 @@ typedef struct hf_world {
     int task_count;
     hf_task *current;            /* NULL while the main context runs */
     hf_task *last_run;           /* for RUN events: only changes are traced */
+    hf_task *killer;             /* the task a killed task hands control back to */
     uint64_t now;
     uint64_t steps, max_steps, max_time;
     uint64_t accesses;           /* since the last scheduling point */
@@ -75,5 +77,11 @@ hf_task *hf_waitq_pop(hf_waitq *q);
 void hf_fail(hf_outcome outcome, const hf_prop *p, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 hf_task *hf_current(void);   /* asserts that a task is running */
+hf_task *hf_task_by_id(int id);
+/* Ends task `t` at once, wherever it is suspended: it unwinds (no more of
+ * its code runs), its joiners wake, and control comes straight back to the
+ * caller with no scheduling decision.  A task may kill itself, which does
+ * not return.  For crashes of simulated nodes. */
+void hf_task_kill(hf_task *t);
 
 #endif

@@ -1,2 +1,0 @@
-#include "run.h"
-int main(void){return 0;}

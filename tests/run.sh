@@ -1,0 +1,73 @@
+#!/bin/bash
+# tests/run.sh — the whole test suite: builds every variant it needs, runs
+# each test program and script, and ends with the line "N passed, N failed".
+#
+#   tests/run.sh            everything (needs clang, afl++, chromium: ./build.sh --deps)
+#   tests/run.sh NAME...    only the tests whose name contains NAME
+#
+# A test program (tests/test_*.c, built by build.sh into out/tests/) and a
+# test script (tests/test_*.sh) print one line per check, "ok - ..." or
+# "not ok - ...".  Scripts get the build directories in the environment:
+#   HF_OUT (plain -O2), HF_OUT_O0 (-O0), HF_OUT_ASAN, HF_OUT_UBSAN, HF_OUT_MSAN.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+export HF_OUT=out HF_OUT_O0=out/O0 HF_OUT_ASAN=out/asan HF_OUT_UBSAN=out/ubsan HF_OUT_MSAN=out/msan
+# Sanitizer settings OSS-Fuzz runs with, plus leak checking.
+export ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export MSAN_OPTIONS=poison_in_dtor=1
+
+build() {
+    echo "# building $*" >&2
+    ./build.sh "$@" >/dev/null 2>build.log || { cat build.log >&2; rm -f build.log; echo "not ok - build $*"; exit 1; }
+    rm -f build.log
+}
+build --out "$HF_OUT"
+build --opt -O0 --out "$HF_OUT_O0"
+build --sanitizer address --out "$HF_OUT_ASAN"
+build --sanitizer undefined --out "$HF_OUT_UBSAN"
+build --sanitizer memory --out "$HF_OUT_MSAN"
+
+FILTER=("$@")
+selected() {   # NAME: is it asked for?
+    [ ${#FILTER[@]} -eq 0 ] && return 0
+    for want in "${FILTER[@]}"; do [[ "$1" == *"$want"* ]] && return 0; done
+    return 1
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+run_one() {   # NAME COMMAND...
+    local name=$1; shift
+    echo "# $name" | tee -a "$log"
+    local start=$SECONDS
+    "$@" 2>&1 | tee -a "$log" | grep -E '^(not ok|ok) ' || true
+    local status=${PIPESTATUS[0]}
+    if [ "$status" -ne 0 ] && ! grep -q "^not ok" <(sed -n "/^# $name\$/,\$p" "$log"); then
+        echo "not ok - $name exited with status $status" | tee -a "$log"
+    fi
+    echo "#   ($((SECONDS - start)) s)"
+}
+
+for prog in "$HF_OUT"/tests/test_*; do
+    name=$(basename "$prog")
+    selected "$name" || continue
+    run_one "$name" "$prog"
+    run_one "$name (asan)" "$HF_OUT_ASAN/tests/$name"
+done
+for script in tests/test_*.sh; do
+    [ -e "$script" ] || continue
+    name=$(basename "$script" .sh)
+    selected "$name" || continue
+    run_one "$name" bash "$script"
+done
+
+passed=$(grep -c '^ok ' "$log")
+failed=$(grep -c '^not ok ' "$log")
+if [ "$failed" -gt 0 ]; then
+    echo "# failures:"
+    grep '^not ok ' "$log"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
