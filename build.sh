@@ -4,6 +4,7 @@
 # Locally (no OSS-Fuzz variables set) it builds with clang into out/:
 #   out/heisenfuzz             the command-line tool (all targets linked in)
 #   out/<target>_fuzzer        one libFuzzer binary per target
+#   out/<target>_afl           one AFL++ binary per target (when afl++ is installed)
 #   out/tests/*                the test programs (run by tests/run.sh)
 #
 #   ./build.sh [--deps] [--sanitizer address|undefined|memory] [--opt LEVEL] [--out DIR]
@@ -115,6 +116,22 @@ local_build() {
         $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
             fuzz/harness.c $rt_fuzz $tg_fuzz
     done
+
+    # One AFL++ binary per target (its libFuzzer driver calls the same
+    # harness).  afl-cc drops the load/store tracing: AFL++'s own timeout
+    # guards against spinning tasks there.
+    if [ -z "$sanitizer" ] && command -v afl-clang-fast >/dev/null; then
+        local rt_afl tg_afl
+        CC="env AFL_QUIET=1 afl-clang-fast"
+        rt_afl=$(compile "$obj/afl" "$cflags" $RUNTIME_SOURCES)
+        tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
+        for sym in $(target_symbols); do
+            # shellcheck disable=SC2086
+            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
+                fuzz/harness.c $rt_afl $tg_afl
+        done
+        CC=clang
+    fi
     echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(ls tests/test_*.c | wc -l) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
 }
 
