@@ -5,7 +5,8 @@
 #   out/heisenfuzz             the command-line tool (all targets linked in)
 #   out/<target>_fuzzer        one libFuzzer binary per target
 #   out/<target>_afl           one AFL++ binary per target (when afl++ is installed)
-#   out/tests/*                the test programs (run by tests/run.sh)
+#   out/tests/*                the test programs (run by tests/run.sh), among them
+#                              test_regress_NAME for each tests/regress/NAME.c
 #
 #   ./build.sh [--deps] [--sanitizer address|undefined|memory] [--opt LEVEL] [--out DIR]
 #
@@ -39,6 +40,8 @@ install_deps() {
 # The targets' symbols, from the one list in fuzz/targets.h.
 target_symbols() { grep -o 'X([a-z0-9_]*_target)' fuzz/targets.h | sed 's/X(\(.*\))/\1/'; }
 
+regress_sources() { ls tests/regress/*.c 2>/dev/null || true; }
+
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
 # Everything in fuzz/ but the per-target harness; tests link it all but main().
@@ -70,7 +73,7 @@ local_build() {
             --sanitizer) [ $# -ge 2 ] || die "--sanitizer needs a value"; sanitizer=$2; shift ;;
             --opt) [ $# -ge 2 ] || die "--opt needs a value"; opt=$2; shift ;;
             --out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
-            -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+            -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
             *) die "unknown option '$1' (see ./build.sh --help)" ;;
         esac
         shift
@@ -105,6 +108,12 @@ local_build() {
         # shellcheck disable=SC2086
         $CC $cflags $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
     done
+    # Regression tests written by `heisenfuzz minimize --emit-test`.
+    for t in $(regress_sources); do
+        # shellcheck disable=SC2086
+        $CC $cflags $INCLUDES -Itests -o "$out/tests/test_regress_$(basename "$t" .c)" "$t" \
+            $rt_plain $tg_plain $tool_lib
+    done
 
     # One libFuzzer binary per target.
     local rt_fuzz tg_fuzz
@@ -132,7 +141,7 @@ local_build() {
         done
         CC=clang
     fi
-    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(ls tests/test_*.c | wc -l) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
+    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
 }
 
 if [ -n "${OUT:-}" ] && [ -n "${LIB_FUZZING_ENGINE:-}" ]; then

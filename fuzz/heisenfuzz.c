@@ -1,6 +1,7 @@
 /*
  * heisenfuzz.c — the command-line tool: list targets, replay inputs as
- * readable timelines, fuzz a target until its bug, benchmark the runtime.
+ * readable timelines, fuzz a target until its bug, minimize a failing
+ * input into a regression test, benchmark the runtime.
  *
  * Exit status: 0 ok; 1 a run failed (a bug was found or replayed);
  * 2 the command itself was wrong (usage, unknown target, unreadable file).
@@ -32,12 +33,6 @@ static int cmd_list(int argc, char **argv) {
 
 /* ---- replay -------------------------------------------------------------- */
 
-static void print_verdict(const hf_result *r) {
-    if (r->outcome == HF_OK) printf("verdict: ok\n");
-    else printf("verdict: fail %s\n", r->message);
-    printf("trace-hash: %016llx\n", (unsigned long long)r->trace_hash);
-}
-
 static int cmd_replay(int argc, char **argv) {
     bool quiet = false;
     int i = 1;
@@ -61,13 +56,7 @@ static int cmd_replay(int argc, char **argv) {
         hf_run(t, data, size, &r);
         free(data);
         if (argc - i > 2) printf("== %s\n", argv[f]);
-        if (!quiet) {
-            printf("%s: %zu bytes, %llu decisions (%u non-default, marked *), %llu steps, %.9f logical s\n",
-                   t->name, size, (unsigned long long)r.decisions, r.deviations,
-                   (unsigned long long)r.steps, (double)r.time_ns / HF_SEC);
-            hf_print_timeline(stdout, 0);
-        }
-        print_verdict(&r);
+        hf_tool_print_run(t, size, &r, !quiet);
         if (r.outcome != HF_OK) status = 1;
     }
     return status;
@@ -186,6 +175,17 @@ static const struct command {
     {"fuzz", "fuzz [--dir DIR] [--seed N] [--max-time S] TARGET [-- LIBFUZZER-FLAGS]",
      "fuzz TARGET with its libFuzzer binary until a run fails, then replay the failure; exit 1 if one did",
      cmd_fuzz},
+    {"minimize",
+     "minimize [-o MIN] [--expect MESSAGE] [--max-runs N] [--max-time S] [-q]\n"
+     "               [--emit-test [--test-name NAME] [--test-dir DIR]] TARGET CRASH",
+     "shrink CRASH to the decisions that make it fail the same way (1-minimal), write it to MIN\n"
+     "      (default CRASH.min) with its goal in MIN.goal, and print its timeline.  The goal is\n"
+     "      --expect's message, else CRASH.goal, else CRASH's own failure.  --emit-test also writes\n"
+     "      DIR/NAME.c (default tests/regress/TARGET_HASH.c), a C test asserting the failure in\n"
+     "      TARGET and its absence in the fixed twin (TARGET minus _buggy).  Defaults: --max-runs\n"
+     "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
+     "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
+     hf_cmd_minimize},
     {"bench", "bench [--quick]",
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second",
      hf_cmd_bench},

@@ -21,3 +21,15 @@ const hf_target *hf_tool_target(const char *name) {
     if (!t) fprintf(stderr, "heisenfuzz: unknown target '%s' (see 'heisenfuzz list')\n", name);
     return t;
 }
+
+void hf_tool_print_run(const hf_target *t, size_t size, const hf_result *r, bool timeline) {
+    if (timeline) {
+        printf("%s: %zu bytes, %llu decisions (%u non-default, marked *), %llu steps, %.9f logical s\n",
+               t->name, size, (unsigned long long)r->decisions, r->deviations,
+               (unsigned long long)r->steps, (double)r->time_ns / HF_SEC);
+        hf_print_timeline(stdout, 0);
+    }
+    if (r->outcome == HF_OK) printf("verdict: ok\n");
+    else printf("verdict: fail %s\n", r->message);
+    printf("trace-hash: %016llx\n", (unsigned long long)r->trace_hash);
+}
