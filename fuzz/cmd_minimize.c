@@ -316,7 +316,8 @@ int hf_cmd_minimize(int argc, char **argv) {
     hf_minimized m;
     if (hf_minimize(t, &goal, data, size, &mo, &m) != HF_MINIMIZED) {
         fprintf(stderr, "heisenfuzz: cannot reproduce the goal %s from %s: neither it nor any reduction "
-                        "tried fails that way (%llu runs)\n", goal_text, o.input, (unsigned long long)m.runs);
+                        "tried fails that way (%llu runs%s)\n", goal_text, o.input, (unsigned long long)m.runs,
+                m.original_deviations > HF_DEVIATIONS_KEPT ? "; only its first 1024 deviations could be used" : "");
         free(data);
         return 2;
     }

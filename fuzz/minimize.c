@@ -57,6 +57,15 @@ typedef struct search {
     size_t buffer_cap;
     hf_deviation *candidate;    /* HF_DEVIATIONS_KEPT slots */
     const char *phase;          /* for the progress line */
+    /* Until the goal is reproduced, the part of the input its run never
+     * reached (the next deviation's index, the bytes after its skip) goes
+     * after every candidate: under a later build the input may fail
+     * before the decisions that made its original failure, and undoing an
+     * early deviation can bring them back into play. */
+    bool has_tail;
+    uint64_t tail_next;
+    uint8_t *tail;
+    size_t tail_size;
     uint32_t original_deviations;
     size_t original_size;
 } search;
@@ -76,16 +85,31 @@ static void *must_alloc(size_t size) {
     return p;
 }
 
-/* Encodes `devs` into s->buffer, growing it as needed; returns the length. */
+enum { SKIP_ONLY = 255 };   /* decide.h: a skip byte that names no deviation */
+
+/* Encodes `devs` (and the tail, while it applies) into s->buffer, growing
+ * it as needed; returns the length. */
 static size_t encode(search *s, const hf_deviation *devs, size_t count) {
-    size_t need = hf_encode_deviations(devs, count, s->buffer, s->buffer_cap);
-    if (need > s->buffer_cap) {
+    bool with_tail = s->has_tail && !s->reproduced;
+    uint64_t at = count ? devs[count - 1].index + 1 : 0;   /* where the tail's gap starts */
+    assert(!with_tail || s->tail_next >= at);
+    size_t need = hf_encode_deviations(devs, count, NULL, 0);
+    size_t total = need + (with_tail ? (s->tail_next - at) / SKIP_ONLY + 1 + s->tail_size : 0);
+    if (total > s->buffer_cap) {
         free(s->buffer);
-        s->buffer_cap = need * 2;
+        s->buffer_cap = total * 2;
         s->buffer = must_alloc(s->buffer_cap);
-        hf_encode_deviations(devs, count, s->buffer, s->buffer_cap);
     }
-    return need;
+    hf_encode_deviations(devs, count, s->buffer, s->buffer_cap);
+    if (with_tail) {
+        size_t len = need;
+        uint64_t gap = s->tail_next - at;
+        for (; gap >= SKIP_ONLY; gap -= SKIP_ONLY) s->buffer[len++] = SKIP_ONLY;
+        s->buffer[len++] = (uint8_t)gap;
+        memcpy(s->buffer + len, s->tail, s->tail_size);
+        assert(len + s->tail_size == total);
+    }
+    return total;
 }
 
 static void report(search *s, bool always) {
@@ -246,6 +270,14 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     s.original_size = size;
     s.count = d->deviations < HF_DEVIATIONS_KEPT ? d->deviations : HF_DEVIATIONS_KEPT;
     memcpy(s.current, d->taken, s.count * sizeof *s.current);
+    /* The tail: only when every deviation before it was recorded. */
+    if (d->deviations <= HF_DEVIATIONS_KEPT && d->next_deviation != UINT64_MAX) {
+        s.has_tail = true;
+        s.tail_next = d->next_deviation;
+        s.tail_size = d->size - d->pos;
+        s.tail = must_alloc(s.tail_size);
+        memcpy(s.tail, d->data + d->pos, s.tail_size);
+    }
     s.size = encode(&s, s.current, s.count);
     memcpy(s.candidate, s.current, s.count * sizeof *s.current);
     run_schedule(&s, s.candidate, s.count);
@@ -283,6 +315,7 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     free(s.current);
     free(s.candidate);
     free(s.buffer);
+    free(s.tail);
     return status;
 }
 

@@ -11,6 +11,12 @@
  * schedule got simpler, so the search always ends, and it ends 1-minimal:
  * undoing any single remaining deviation loses the failure.
  *
+ * An input that fails some other way than the goal (a later build added
+ * a check that now fires first) is not given up at once: its reductions
+ * are searched for one that fails the goal's way, and minimizing goes on
+ * from there.  Only the first HF_DEVIATIONS_KEPT deviations of an input
+ * can be minimized; the rest are dropped.
+ *
  * The search is deterministic: the same input, goal and run budget give the
  * same result.  Only a wall-clock limit can make it stop at a different
  * point, and the result says when that happened.

@@ -81,12 +81,13 @@ static void put_header(FILE *f, const hf_regress_test *t, const char *file) {
     fprintf(f, "\n *\n * while its fixed variant, %s, passes it.\n *\n", t->fixed->name);
     fprintf(f, " * Written by `heisenfuzz minimize --emit-test` from the crash ");
     put_comment_text(f, base_name(t->origin));
-    fprintf(f, "\n * (%zu bytes, %" PRIu32 " non-default decisions), minimized to the %zu below:\n",
-            t->origin_bytes, t->origin_deviations, t->count);
+    fprintf(f, "\n * (%zu bytes, %" PRIu32 " non-default decision%s), minimized to %s:\n",
+            t->origin_bytes, t->origin_deviations, t->origin_deviations == 1 ? "" : "s",
+            t->count == 0 ? "nothing" : t->count == 1 ? "the one below" : "those below");
     if (t->count == 0)
         fprintf(f, " * none at all: the undisturbed schedule itself fails.\n");
     else
-        fprintf(f, " * undoing any one of them loses the failure.  Every decision not listed\n"
+        fprintf(f, " * undoing any one loses the failure.  Every decision not listed\n"
                    " * takes its default.  It replays through the runtime, no fuzzer needed.\n");
     fprintf(f, " */\n");
 }
