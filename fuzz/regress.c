@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { MAX_BYTES_SHOWN = 64 };   /* a longer input is not spelled out in the comment */
+
 void hf_regress_default_name(const hf_target *buggy, const uint8_t *bytes, size_t size, char *out, size_t cap) {
     uint64_t hash = XXH3_64bits(bytes, size);
     snprintf(out, cap, "%s_%08llx", buggy->name, (unsigned long long)(hash >> 32));
@@ -74,21 +76,31 @@ static const char *base_name(const char *path) {
 
 static void put_header(FILE *f, const hf_regress_test *t, const char *file) {
     const hf_goal *g = t->goal;
-    fprintf(f, "/*\n * %s — regression test: a schedule that makes %s fail\n *\n *     ",
-            file, t->buggy->name);
+    fprintf(f, "/*\n * %s — regression test for %s.\n *\n", file, t->buggy->name);
+    fprintf(f, " * The schedule below makes %s fail\n *\n *     ", t->buggy->name);
     if (!g->any_outcome) fprintf(f, "%s: ", hf_outcome_name(g->outcome));
     put_comment_text(f, g->message);
-    fprintf(f, "\n *\n * while its fixed variant, %s, passes it.\n *\n", t->fixed->name);
-    fprintf(f, " * Written by `heisenfuzz minimize --emit-test` from the crash ");
+    fprintf(f, "\n *\n * while its fixed variant, %s, passes it.  `heisenfuzz minimize\n"
+               " * --emit-test` wrote it from the crash\n *\n *     ", t->fixed->name);
     put_comment_text(f, base_name(t->origin));
-    fprintf(f, "\n * (%zu bytes, %" PRIu32 " non-default decision%s), minimized to %s:\n",
+    fprintf(f, "\n *\n * (%zu bytes, %" PRIu32 " non-default decision%s), minimized to %s",
             t->origin_bytes, t->origin_deviations, t->origin_deviations == 1 ? "" : "s",
-            t->count == 0 ? "nothing" : t->count == 1 ? "the one below" : "those below");
-    if (t->count == 0)
-        fprintf(f, " * none at all: the undisturbed schedule itself fails.\n");
-    else
-        fprintf(f, " * undoing any one loses the failure.  Every decision not listed\n"
-                   " * takes its default.  It replays through the runtime, no fuzzer needed.\n");
+            t->count == 0 ? "nothing: the undisturbed\n * schedule itself fails.\n"
+            : t->count == 1 ? "the one below:\n" : "those below:\n");
+    if (t->count) {
+        fprintf(f, " * undoing any one loses the failure.  Every decision not listed takes\n"
+                   " * its default.  It replays through the runtime, no fuzzer needed.\n");
+        size_t size = hf_encode_deviations(t->deviations, t->count, NULL, 0);
+        if (size <= MAX_BYTES_SHOWN) {
+            uint8_t bytes[MAX_BYTES_SHOWN];
+            hf_encode_deviations(t->deviations, t->count, bytes, sizeof bytes);
+            fprintf(f, " *\n * As an input file (for `heisenfuzz replay %s FILE`), in hex:\n *    ",
+                    t->buggy->name);
+            for (size_t i = 0; i < size; i++)
+                fprintf(f, "%s%02x", i && i % 16 == 0 ? "\n *    " : " ", bytes[i]);
+            fprintf(f, "\n");
+        }
+    }
     fprintf(f, " */\n");
 }
 
