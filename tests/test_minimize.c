@@ -235,7 +235,7 @@ static void writes_a_regression_test(void) {
           "the test source holds the schedule table, both targets and the expected failure");
     CHECK(src && !strstr(src, "*/ not the end") && strstr(src, "* / not the end"),
           "text from the run cannot end a comment early");
-    CHECK(src && strstr(src, "from the crash crash-1"), "it names the crash it came from");
+    CHECK(src && strstr(src, "from the crash\n *\n *     crash-1\n"), "it names the crash it came from");
     free(src);
     free(text);
     unlink(path);
