@@ -87,6 +87,20 @@ static void *must_alloc(size_t size) {
 
 enum { SKIP_ONLY = 255 };   /* decide.h: a skip byte that names no deviation */
 
+/* Bytes missing at the end of an input read as 0 (decide.h), so the high
+ * zero bytes of the last value need not be written. */
+static size_t droppable_zeros(const hf_deviation *devs, size_t count) {
+    if (count == 0) return 0;
+    const hf_deviation *last = &devs[count - 1];
+    unsigned used = 0;
+    for (uint64_t v = last->value; v && used < last->width; v >>= 8) used++;
+    return last->width - used;
+}
+
+static size_t encoded_size(const hf_deviation *devs, size_t count) {
+    return hf_encode_deviations(devs, count, NULL, 0) - droppable_zeros(devs, count);
+}
+
 /* Encodes `devs` (and the tail, while it applies) into s->buffer, growing
  * it as needed; returns the length. */
 static size_t encode(search *s, const hf_deviation *devs, size_t count) {
@@ -108,8 +122,9 @@ static size_t encode(search *s, const hf_deviation *devs, size_t count) {
         s->buffer[len++] = (uint8_t)gap;
         memcpy(s->buffer + len, s->tail, s->tail_size);
         assert(len + s->tail_size == total);
+        return total;
     }
-    return total;
+    return total - droppable_zeros(devs, count);
 }
 
 static void report(search *s, bool always) {
@@ -159,7 +174,7 @@ static bool run_schedule(search *s, const hf_deviation *devs, size_t count) {
     if (!hf_goal_met(s->goal, &r)) return false;
     const hf_decider *d = hf_last_decisions();
     if (d->deviations > HF_DEVIATIONS_KEPT) return false;   /* not re-encodable */
-    size_t taken_size = hf_encode_deviations(d->taken, d->deviations, NULL, 0);
+    size_t taken_size = encoded_size(d->taken, d->deviations);
     if (s->reproduced && !simpler(d->taken, d->deviations, taken_size, s->current, s->count, s->size))
         return false;
     memcpy(s->current, d->taken, d->deviations * sizeof *d->taken);
