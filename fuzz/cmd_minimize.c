@@ -200,12 +200,12 @@ static const hf_target *fixed_twin(const hf_target *buggy) {
     return fixed;
 }
 
-static void print_summary(const options *o, const hf_target *t, const hf_goal *goal, size_t input_size,
-                          const hf_minimized *m, const char *output) {
+static void print_summary(const options *o, const hf_target *t, const hf_goal *goal, const char *goal_source,
+                          size_t input_size, const hf_minimized *m, const char *output) {
     char goal_text[640];
     hf_goal_describe(goal, goal_text, sizeof goal_text);
     printf("minimized %s for %s\n", o->input, t->name);
-    printf("  goal:        %s\n", goal_text);
+    printf("  goal:        %s (%s)\n", goal_text, goal_source);
     printf("  bytes:       %zu -> %zu\n", input_size, m->size);
     printf("  deviations:  %u -> %zu\n", m->original_deviations, m->count);
     printf("  runs:        %llu in %.2f s\n", (unsigned long long)m->runs, m->seconds);
@@ -283,7 +283,9 @@ int hf_cmd_minimize(int argc, char **argv) {
     /* The goal: asked for, recorded beside the input, or the input's own. */
     hf_goal goal;
     bool have_goal = false;
+    const char *goal_source = "the crash's own failure";
     if (o.expect) {
+        goal_source = "from --expect";
         memset(&goal, 0, sizeof goal);
         goal.any_outcome = true;
         snprintf(goal.message, sizeof goal.message, "%s", o.expect);
@@ -292,6 +294,7 @@ int hf_cmd_minimize(int argc, char **argv) {
         int read = read_goal_file(goal_path, &goal, error, sizeof error);
         if (read < 0) { fprintf(stderr, "heisenfuzz: %s\n", error); free(data); return 2; }
         have_goal = read == 1;
+        if (have_goal) goal_source = "recorded in the crash's .goal file";
     }
     hf_result r;
     hf_run(t, data, size, &r);
@@ -336,7 +339,7 @@ int hf_cmd_minimize(int argc, char **argv) {
     char (*what)[HF_EXPLAIN_SIZE] = calloc(m.count ? m.count : 1, sizeof *what);
     if (!what) { fprintf(stderr, "heisenfuzz: out of memory\n"); hf_minimized_free(&m); return 2; }
     hf_explain_deviations(what, m.count);
-    print_summary(&o, t, &goal, size, &m, output);
+    print_summary(&o, t, &goal, goal_source, size, &m, output);
     print_decisions(&m, what);
     hf_tool_print_run(t, m.size, &r, !o.quiet);
     if (o.emit_test) {

@@ -316,7 +316,7 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
         memcpy(out->deviations, s.current, s.count * sizeof *s.current);
         out->count = s.count;
         out->bytes = must_alloc(n);
-        memcpy(out->bytes, s.buffer, n);
+        if (n) memcpy(out->bytes, s.buffer, n);   /* with n == 0 the buffer may be NULL */
         out->size = n;
     }
     out->original_deviations = s.original_deviations;
