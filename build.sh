@@ -101,9 +101,11 @@ local_build() {
     # shellcheck disable=SC2086
     $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs
     local tool_lib=${tool_objs//$obj\/plain\/fuzz_heisenfuzz.c.o/}
+    # Test programs are built like targets, so that tasks they define are
+    # watched for spinning too.
     for t in tests/test_*.c; do
         # shellcheck disable=SC2086
-        $CC $cflags $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
+        $CC $cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
     done
 
     # One libFuzzer binary per target.
