@@ -41,8 +41,10 @@ target_symbols() { grep -o 'X([a-z0-9_]*_target)' fuzz/targets.h | sed 's/X(\(.*
 
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
-# Everything in fuzz/ but the per-target harness; tests link it all but main().
-TOOL_SOURCES="$(ls fuzz/*.c | grep -v '^fuzz/harness\.c$')"
+# Everything in fuzz/ but what belongs in a fuzzer binary (the harness and
+# its engine feedback); tests link it all but main().
+HARNESS_SOURCES="fuzz/harness.c fuzz/feedback.c"
+TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$')"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
@@ -115,8 +117,8 @@ local_build() {
     for sym in $(target_symbols); do
         local name=${sym%_target}
         # shellcheck disable=SC2086
-        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
-            fuzz/harness.c $rt_fuzz $tg_fuzz
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -DHF_ENGINE_LIBFUZZER \
+            -o "$out/${name}_fuzzer" $HARNESS_SOURCES $rt_fuzz $tg_fuzz
     done
 
     # One AFL++ binary per target (its libFuzzer driver calls the same
@@ -129,8 +131,8 @@ local_build() {
         tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
         for sym in $(target_symbols); do
             # shellcheck disable=SC2086
-            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
-                fuzz/harness.c $rt_afl $tg_afl
+            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -DHF_ENGINE_AFL \
+                -o "$out/${sym%_target}_afl" $HARNESS_SOURCES $rt_afl $tg_afl
         done
         CC=clang
     fi
