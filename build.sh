@@ -20,7 +20,7 @@ set -euo pipefail
 shopt -s inherit_errexit   # a failed compile inside $(...) stops the build
 cd "$(dirname "$0")"
 
-DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++"
+DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++ zip"
 
 die() { echo "build.sh: $*" >&2; exit 2; }
 
@@ -139,8 +139,52 @@ local_build() {
     echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(ls tests/test_*.c | wc -l) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
 }
 
+# OSS-Fuzz's contract: $CC/$CFLAGS compile, $CXX/$CXXFLAGS/$LIB_FUZZING_ENGINE
+# link, and $OUT receives extension-less fuzzers with their seed corpus,
+# dictionary and options.
+oss_fuzz_build() {
+    : "${CC:?}" "${CXX:?}" "${CFLAGS:=}" "${CXXFLAGS:=}" "${OUT:?}" "${FUZZING_ENGINE:=libfuzzer}"
+    local engine=-DHF_ENGINE_LIBFUZZER cflags="-std=c11 $CFLAGS"
+    [ "$FUZZING_ENGINE" = afl ] && engine=-DHF_ENGINE_AFL
+    # libFuzzer builds get the load/store tracing that catches spinning
+    # tasks; AFL++'s compiler drops it anyway.
+    [ "$FUZZING_ENGINE" = libfuzzer ] && cflags="$cflags $TRACE_ACCESSES"
+    local obj="${WORK:-/tmp}/heisenfuzz-obj"
+    rm -rf "$obj"
+    local rt tg
+    rt=$(compile "$obj" "-std=c11 $CFLAGS" $RUNTIME_SOURCES)
+    tg=$(compile "$obj" "$cflags" $TARGET_SOURCES)
+    local harness
+    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/feedback.c)
+    for sym in $(target_symbols); do
+        local name=${sym%_target}
+        local h="$obj/harness/$name.o"
+        # shellcheck disable=SC2086
+        $CC -std=c11 $CFLAGS $INCLUDES -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
+        # shellcheck disable=SC2086
+        $CXX $CXXFLAGS -o "$OUT/${name}_fuzzer" "$h" $harness $rt $tg $LIB_FUZZING_ENGINE
+        local dir; dir=$(target_dir "$name")
+        if [ -n "$dir" ] && [ -d "$dir/seeds" ] && command -v zip >/dev/null; then
+            rm -f "$OUT/${name}_fuzzer_seed_corpus.zip"
+            zip -q -j "$OUT/${name}_fuzzer_seed_corpus.zip" "$dir"/seeds/*
+        fi
+        local dict="dict/${name%_buggy}.dict"
+        if [ -f "$dict" ]; then
+            cp "$dict" "$OUT/${name}_fuzzer.dict"
+            printf '[libfuzzer]\ndict = %s_fuzzer.dict\n' "$name" >"$OUT/${name}_fuzzer.options"
+        fi
+    done
+}
+
+# The targets/ folder of a target name: the one whose source defines it.
+target_dir() {
+    local file
+    file=$(grep -l "\.name = \"$1\"" targets/*/*.c 2>/dev/null | head -1)
+    [ -n "$file" ] && dirname "$file"
+}
+
 if [ -n "${OUT:-}" ] && [ -n "${LIB_FUZZING_ENGINE:-}" ]; then
-    die "the OSS-Fuzz build is not written yet"
+    oss_fuzz_build
 else
     local_build "$@"
 fi

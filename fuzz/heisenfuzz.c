@@ -134,6 +134,15 @@ static int cmd_fuzz(int argc, char **argv) {
         if (access(crash, F_OK) != 0) break;
     }
 
+    /* The target's dictionary and seeds, where the source tree has them
+     * (the tool lives in out/, beside dict/ and targets/). */
+    char base[PATH_MAX], dict[PATH_MAX + 96], seeds[PATH_MAX + 96];
+    snprintf(base, sizeof base, "%s", t->name);
+    size_t len = strlen(base);
+    if (len > 6 && !strcmp(base + len - 6, "_buggy")) base[len - 6] = '\0';
+    snprintf(dict, sizeof dict, "-dict=%s/../dict/%s.dict", bin_dir, base);
+    snprintf(seeds, sizeof seeds, "%s/../targets/%s/seeds", bin_dir, base);
+
     char exact[PATH_MAX + 96], seed_arg[64], time_arg[64];
     snprintf(exact, sizeof exact, "-exact_artifact_path=%s", crash);
     snprintf(seed_arg, sizeof seed_arg, "-seed=%s", seed ? seed : "0");
@@ -145,8 +154,10 @@ static int cmd_fuzz(int argc, char **argv) {
     args[n++] = seed_arg;
     args[n++] = time_arg;
     args[n++] = "-print_final_stats=1";
-    for (; i < argc && n < 62; i++) args[n++] = argv[i];
-    args[n++] = corpus;
+    if (access(dict + strlen("-dict="), R_OK) == 0) args[n++] = dict;
+    for (; i < argc && n < 60; i++) args[n++] = argv[i];
+    args[n++] = corpus;   /* new inputs go to the first corpus directory */
+    if (access(seeds, R_OK) == 0) args[n++] = seeds;
     args[n] = NULL;
 
     printf("heisenfuzz: fuzzing %s with libFuzzer (corpus %s, at most %s s)\n", t->name, corpus, max_time);

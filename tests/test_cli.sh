@@ -58,3 +58,20 @@ fi
 [ -f "$tmp/hf-work/crash-counter_buggy-1" ] && [ -f "$tmp/hf-work/crash-counter_buggy-2" ] \
     && echo "ok - a second campaign does not overwrite the first crash" \
     || echo "not ok - the first crash was not kept beside the second"
+
+# Seeds and dictionaries: every seed is a calm schedule for the buggy
+# variant too (a seed that already fails would plant the bug instead of
+# letting the search find it), and every target family has a dictionary.
+for dir in targets/*/; do
+    base=$(basename "$dir")
+    [ -d "$dir/seeds" ] || { echo "not ok - $base has no seeds/"; continue; }
+    [ -f "dict/$base.dict" ] && echo "ok - $base has a dictionary" || echo "not ok - dict/$base.dict is missing"
+    for variant in "$base" "${base}_buggy"; do
+        "$hf" list | grep -q "^$variant " || continue
+        if "$hf" replay -q "$variant" "$dir"/seeds/* >/dev/null 2>&1; then
+            echo "ok - no seed of $base fails $variant"
+        else
+            echo "not ok - a seed of $base fails $variant: seeds must leave the bug to the search"
+        fi
+    done
+done
