@@ -75,15 +75,6 @@ static int cmd_replay(int argc, char **argv) {
 
 /* ---- fuzz: run the target's libFuzzer binary until it finds a bug --------- */
 
-static int exe_dir(char *dir, size_t size) {
-    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-    if (n <= 0) return -1;
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    return 0;
-}
-
 static int make_dirs(const char *path) {
     char buf[PATH_MAX];
     snprintf(buf, sizeof buf, "%s", path);
@@ -112,7 +103,7 @@ static int cmd_fuzz(int argc, char **argv) {
     if (i < argc && !strcmp(argv[i], "--")) i++;
 
     char bin_dir[PATH_MAX], fuzzer[PATH_MAX + 64], work[PATH_MAX], corpus[PATH_MAX + 16];
-    if (exe_dir(bin_dir, sizeof bin_dir) != 0) {
+    if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) {
         fprintf(stderr, "heisenfuzz: cannot find the directory of this program\n");
         return 2;
     }
@@ -200,8 +191,9 @@ static const struct command {
     {"explore", "explore TARGET [--strategy bytes|random|pct] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
      "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
      hf_cmd_explore},
-    {"bench", "bench [--quick]",
-     "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second",
+    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [TARGET...]",
+     "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
+     "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features",
      hf_cmd_bench},
     {"help", "help", "this text", cmd_help},
 };

@@ -1,11 +1,13 @@
 /*
  * tool.c — helpers shared by the tool's commands.
  */
-#define _DEFAULT_SOURCE   /* clock_gettime */
+#define _DEFAULT_SOURCE   /* clock_gettime, readlink */
 #include "tool.h"
 #include "targets.h"
 
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 int hf_usage_error(const char *fmt, ...) {
@@ -28,4 +30,13 @@ double hf_wall_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int hf_exe_dir(char *dir, size_t size) {
+    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+    if (n <= 0) return -1;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    return 0;
 }
