@@ -64,15 +64,6 @@ static int cmd_replay(int argc, char **argv) {
 
 /* ---- fuzz: run the target's libFuzzer binary until it finds a bug --------- */
 
-static int exe_dir(char *dir, size_t size) {
-    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-    if (n <= 0) return -1;
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    return 0;
-}
-
 static int make_dirs(const char *path) {
     char buf[PATH_MAX];
     snprintf(buf, sizeof buf, "%s", path);
@@ -101,7 +92,7 @@ static int cmd_fuzz(int argc, char **argv) {
     if (i < argc && !strcmp(argv[i], "--")) i++;
 
     char bin_dir[PATH_MAX], fuzzer[PATH_MAX + 64], work[PATH_MAX], corpus[PATH_MAX + 16];
-    if (exe_dir(bin_dir, sizeof bin_dir) != 0) {
+    if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) {
         fprintf(stderr, "heisenfuzz: cannot find the directory of this program\n");
         return 2;
     }
@@ -123,6 +114,15 @@ static int cmd_fuzz(int argc, char **argv) {
         if (access(crash, F_OK) != 0) break;
     }
 
+    /* The target's dictionary and seeds, where the source tree has them
+     * (the tool lives in out/, beside dict/ and targets/). */
+    char base[PATH_MAX], dict[PATH_MAX + 96], seeds[PATH_MAX + 96];
+    snprintf(base, sizeof base, "%s", t->name);
+    size_t len = strlen(base);
+    if (len > 6 && !strcmp(base + len - 6, "_buggy")) base[len - 6] = '\0';
+    snprintf(dict, sizeof dict, "-dict=%s/../dict/%s.dict", bin_dir, base);
+    snprintf(seeds, sizeof seeds, "%s/../targets/%s/seeds", bin_dir, base);
+
     char exact[PATH_MAX + 96], seed_arg[64], time_arg[64];
     snprintf(exact, sizeof exact, "-exact_artifact_path=%s", crash);
     snprintf(seed_arg, sizeof seed_arg, "-seed=%s", seed ? seed : "0");
@@ -134,8 +134,10 @@ static int cmd_fuzz(int argc, char **argv) {
     args[n++] = seed_arg;
     args[n++] = time_arg;
     args[n++] = "-print_final_stats=1";
-    for (; i < argc && n < 62; i++) args[n++] = argv[i];
-    args[n++] = corpus;
+    if (access(dict + strlen("-dict="), R_OK) == 0) args[n++] = dict;
+    for (; i < argc && n < 60; i++) args[n++] = argv[i];
+    args[n++] = corpus;   /* new inputs go to the first corpus directory */
+    if (access(seeds, R_OK) == 0) args[n++] = seeds;
     args[n] = NULL;
 
     printf("heisenfuzz: fuzzing %s with libFuzzer (corpus %s, at most %s s)\n", t->name, corpus, max_time);
@@ -186,8 +188,12 @@ static const struct command {
      "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
      "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
      hf_cmd_minimize},
-    {"bench", "bench [--quick]",
-     "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second",
+    {"explore", "explore TARGET [--strategy bytes|random|pct] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
+     "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
+     hf_cmd_explore},
+    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [TARGET...]",
+     "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
+     "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features",
      hf_cmd_bench},
     {"help", "help", "this text", cmd_help},
 };

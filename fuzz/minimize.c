@@ -12,13 +12,12 @@
  * natural number or a tuple of a fixed length, so no chain of simpler
  * schedules is infinite and the search ends even without a budget.
  */
-#define _POSIX_C_SOURCE 199309L   /* clock_gettime */
 #include "minimize.h"
+#include "tool.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- Goals --------------------------------------------------------------- */
 
@@ -69,12 +68,6 @@ typedef struct search {
     uint32_t original_deviations;
     size_t original_size;
 } search;
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void *must_alloc(size_t size) {
     void *p = malloc(size ? size : 1);
@@ -129,7 +122,7 @@ static size_t encode(search *s, const hf_deviation *devs, size_t count) {
 
 static void report(search *s, bool always) {
     if (!s->options->progress) return;
-    double now = now_seconds();
+    double now = hf_wall_seconds();
     if (!always && now - s->last_report < 1.0) return;
     s->last_report = now;
     fprintf(s->options->progress,
@@ -143,7 +136,7 @@ static bool budget_left(search *s) {
     if (s->stopped) return false;
     const hf_minimize_options *o = s->options;
     if ((o->max_runs && s->runs >= o->max_runs) ||
-        (o->max_seconds > 0 && now_seconds() - s->started >= o->max_seconds))
+        (o->max_seconds > 0 && hf_wall_seconds() - s->started >= o->max_seconds))
         s->stopped = true;
     return !s->stopped;
 }
@@ -270,7 +263,7 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     assert(data || size == 0);
     memset(out, 0, sizeof *out);
     search s = {.target = t, .goal = goal, .options = options, .phase = "replaying the input"};
-    s.started = s.last_report = now_seconds();
+    s.started = s.last_report = hf_wall_seconds();
     s.current = must_alloc(HF_DEVIATIONS_KEPT * sizeof *s.current);
     s.candidate = must_alloc(HF_DEVIATIONS_KEPT * sizeof *s.candidate);
 
@@ -321,7 +314,7 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     }
     out->original_deviations = s.original_deviations;
     out->runs = s.runs;
-    out->seconds = now_seconds() - s.started;
+    out->seconds = hf_wall_seconds() - s.started;
     out->budget_ran_out = s.stopped;
     out->one_minimal = s.reproduced && proven && !s.stopped;
     s.phase = status == HF_MINIMIZED ? (out->one_minimal ? "done, 1-minimal" : "stopped: budget ran out")

@@ -26,6 +26,8 @@ const char *hf_prop_kind_name(hf_prop_kind kind) {
 void hf_prop_eval(hf_prop *p, bool cond) {
     p->reached++;
     if (cond) p->held++;
+    if (cond && (p->kind == HF_SOMETIMES || p->kind == HF_REACHABLE))
+        hf_features_add(&hf_w.features, HF_FEAT_PROPERTY, hf_action_hash(p->kind, p->message), 0);
     bool violated = (p->kind == HF_ALWAYS || p->kind == HF_ALWAYS_OR_UNREACHABLE) ? !cond
                   : p->kind == HF_UNREACHABLE;
     if (violated) hf_fail(HF_FAIL_PROPERTY, p, "%s", p->message);

@@ -33,6 +33,7 @@ static void task_entry(void);
 static void emit_as(int task, hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags) {
     hf_event e = {hf_w.now, a, b, text, (uint16_t)task, (uint8_t)kind, flags};
     hf_trace_add(&hf_w.trace, &e);
+    if (task && kind != HF_EV_RUN) hf_w.tasks[task - 1].action = hf_action_hash(kind, text);
 }
 
 void hf_emit(hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags) {
@@ -178,7 +179,13 @@ static hf_task *choose_next(hf_why why) {
                 hf_fail(HF_FAIL_STEPS, NULL, "the workload never finished: step budget of %llu ran out",
                         (unsigned long long)hf_w.max_steps);
             int dflt = default_choice(runnable, n, self, why);
+            int ids[HF_MAX_TASKS];
+            if (hf_w.decider.strategy) {    /* PCT needs to know which tasks these are */
+                for (int i = 0; i < n; i++) ids[i] = runnable[i]->id;
+                hf_w.decider.task_options = ids;
+            }
             int pick = (int)hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, (uint64_t)dflt);
+            hf_w.decider.task_options = NULL;
             last_pick_deviated = pick != dflt;
             return runnable[pick];
         }
@@ -193,6 +200,8 @@ static hf_task *choose_next(hf_why why) {
 static void transfer(hf_task *self, hf_task *next) {
     if (next == self) return;
     if (next && next != hf_w.last_run && !hf_w.stopping && !next->killed) {
+        hf_features_add(&hf_w.features, HF_FEAT_INTERLEAVING,
+                        hf_w.last_run ? hf_w.last_run->action : 0, next->action);
         emit_as(next->id, HF_EV_RUN, 0, 0, NULL, last_pick_deviated ? HF_EV_DEVIATED : 0);
         hf_w.last_run = next;
     }
@@ -423,7 +432,7 @@ void hf_note(const char *fmt, ...) {
 
 /* ---- The run ------------------------------------------------------------- */
 
-static void reset_world(const hf_target *t, const uint8_t *data, size_t size) {
+static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf_strategy *strategy) {
     hf_arena_reset(&hf_w.arena);
     hf_w.target = t;
     hf_w.task_count = 0;
@@ -441,8 +450,10 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size) {
     live_tasks = 0;
     last_pick_deviated = false;
     memset(&hf_w.result, 0, sizeof hf_w.result);
-    hf_decider_init(&hf_w.decider, data, size);
+    if (strategy) hf_decider_init_strategy(&hf_w.decider, strategy);
+    else hf_decider_init(&hf_w.decider, data, size);
     hf_trace_reset(&hf_w.trace);
+    hf_features_reset(&hf_w.features);
     hf_fiber_init_main(&hf_w.main_fiber);
 }
 
@@ -463,10 +474,11 @@ static void tear_down(void) {
         if (hf_w.tasks[i].started) hf_fiber_release(&hf_w.tasks[i].fiber);
 }
 
-void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out) {
+static void run(const hf_target *t, const uint8_t *data, size_t size, hf_strategy *strategy,
+                hf_result *out) {
     assert(t && t->main && t->name);
     assert(!hf_w.current && "hf_run cannot be nested");
-    reset_world(t, data, size);
+    reset_world(t, data, size, strategy);
     hf_spawn("main", t->main, NULL);
     if (setjmp(main_env) == 0) transfer(NULL, choose_next(WHY_START));
     tear_down();
@@ -477,6 +489,14 @@ void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out
     r->deviations = hf_w.decider.deviations;
     r->trace_hash = hf_trace_hash(&hf_w.trace);
     *out = *r;
+}
+
+void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out) {
+    run(t, data, size, NULL, out);
+}
+
+void hf_run_strategy(const hf_target *t, hf_strategy *strategy, hf_result *out) {
+    run(t, NULL, 0, strategy, out);
 }
 
 const hf_trace *hf_last_trace(void) { return &hf_w.trace; }
