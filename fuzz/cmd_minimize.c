@@ -240,10 +240,6 @@ static int emit_test(const options *o, const hf_target *t, const hf_target *fixe
     if (o->test_name) snprintf(name, sizeof name, "%s", o->test_name);
     else hf_regress_default_name(t, m->bytes, m->size, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s.c", o->test_dir, name);
-    if (mkdir(o->test_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", o->test_dir, strerror(errno));
-        return 2;
-    }
     hf_regress_test test = {
         .buggy = t, .fixed = fixed, .goal = goal, .deviations = m->deviations, .count = m->count,
         .what = what, .origin = o->input, .origin_bytes = input_size,
@@ -265,6 +261,11 @@ int hf_cmd_minimize(int argc, char **argv) {
     if (!t) return 2;
     const hf_target *fixed = NULL;
     if (o.emit_test && !(fixed = fixed_twin(t))) return 2;
+    /* Before any work: the test's directory (only its last part is made). */
+    if (o.emit_test && mkdir(o.test_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", o.test_dir, strerror(errno));
+        return 2;
+    }
 
     char error[600];
     size_t size;

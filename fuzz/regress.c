@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { MAX_BYTES_SHOWN = 64 };   /* a longer input is not spelled out in the comment */
 
@@ -171,7 +172,16 @@ int hf_regress_write(const hf_regress_test *t, const char *path, char *error, si
         snprintf(error, error_size, "out of memory writing %s", path);
         return -1;
     }
-    int status = hf_write_file(path, text, length, error, error_size);
+    /* A test of the same name that says something else may have been
+     * edited by hand: it is not replaced. */
+    char ignored[8];
+    size_t old_length;
+    uint8_t *old = access(path, F_OK) == 0 ? hf_read_file(path, &old_length, ignored, sizeof ignored) : NULL;
+    bool differs = old && (old_length != length || memcmp(old, text, length) != 0);
+    free(old);
+    int status = -1;
+    if (differs) snprintf(error, error_size, "%s exists with other contents; remove it or choose another name", path);
+    else status = hf_write_file(path, text, length, error, error_size);
     free(text);
     return status;
 }

@@ -29,8 +29,9 @@ void hf_regress_default_name(const hf_target *buggy, const uint8_t *bytes, size_
 /* True when `name` can name a test file and program: letters, digits, '_'. */
 bool hf_regress_name_ok(const char *name);
 
-/* Writes the test's C source to `path` (atomically).  Returns 0, or -1
- * with a one-line reason in `error`. */
+/* Writes the test's C source to `path` (atomically), unless a file there
+ * already holds something else.  Returns 0, or -1 with a one-line reason
+ * in `error`. */
 int hf_regress_write(const hf_regress_test *t, const char *path, char *error, size_t error_size);
 
 #endif

@@ -7,7 +7,7 @@
  * explained from the trace; and the regression test source says what it
  * replays.
  */
-#define _DEFAULT_SOURCE   /* mkstemp */
+#define _DEFAULT_SOURCE   /* mkdtemp */
 #include "check.h"
 #include "explain.h"
 #include "files.h"
@@ -222,11 +222,9 @@ static void writes_a_regression_test(void) {
         .deviations = &pick, .count = 1, .what = what, .origin = "dir/crash-1", .origin_bytes = 2,
         .origin_deviations = 1,
     };
-    char path[] = "/tmp/hf-test-regress-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "a temporary file for the test source");
-    if (fd < 0) return;
-    close(fd);
+    char dir[] = "/tmp/hf-test-regress-XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL, "a temporary directory for the test source");
+    snprintf(path, sizeof path, "%s/t.c", dir);
     char error[512];
     int written = hf_regress_write(&t, path, error, sizeof error);
     size_t size = 0;
@@ -242,7 +240,12 @@ static void writes_a_regression_test(void) {
     CHECK(src && strstr(src, "from the crash\n *\n *     crash-1\n"), "it names the crash it came from");
     free(src);
     free(text);
+    CHECK(hf_regress_write(&t, path, error, sizeof error) == 0, "writing the same test again is allowed");
+    pick.value = 1;
+    CHECK(hf_regress_write(&t, path, error, sizeof error) != 0 && strstr(error, "exists with other contents"),
+          "a different test is not written over it: %s", error);
     unlink(path);
+    rmdir(dir);
 
     char name[128];
     const uint8_t bytes[] = {3, 0};

@@ -112,6 +112,20 @@ s=$(status_of "$HF" minimize -q counter_buggy "$tmp/noisy" -o "$tmp/m4" --emit-t
 check "--emit-test writes DIR/NAME.c" bash -c "[ $s -eq 0 ] && [ -s '$tmp/regress/noisy_counter.c' ]"
 check "its table holds the one deviation, commented" \
     grep -q "^    {3, 0, 1}, .*/\* scheduling pick at .*worker2 runs" "$tmp/regress/noisy_counter.c"
+s=$(status_of "$HF" minimize -q counter_buggy "$tmp/noisy" -o "$tmp/m4" --emit-test --test-dir "$tmp/regress" \
+    --test-name noisy_counter)
+check "writing the same test again is fine" [ "$s" -eq 0 ]
+cp "$tmp/regress/noisy_counter.c" "$tmp/noisy_counter.c.orig"
+echo "/* edited by hand */" >>"$tmp/regress/noisy_counter.c"
+cp "$tmp/regress/noisy_counter.c" "$tmp/edited"
+s=$(status_of "$HF" minimize -q counter_buggy "$tmp/noisy" -o "$tmp/m4" --emit-test --test-dir "$tmp/regress" \
+    --test-name noisy_counter)
+check "a test file of that name with other contents is not replaced: exit 2" \
+    bash -c "[ $s -eq 2 ] && grep -q 'exists with other contents' '$tmp/err' && cmp -s '$tmp/edited' '$tmp/regress/noisy_counter.c'"
+cp "$tmp/noisy_counter.c.orig" "$tmp/regress/noisy_counter.c"
+s=$(status_of "$HF" minimize counter_buggy "$tmp/crash" -o "$tmp/m5" --emit-test --test-dir "$tmp/no/such/dir")
+check "--test-dir whose parent is missing: exit 2 before any work" \
+    bash -c "[ $s -eq 2 ] && grep -q 'cannot create $tmp/no/such/dir' '$tmp/err' && [ ! -e '$tmp/m5' ]"
 objects=$(ls "$OUT"/obj/plain/*.o | grep -v 'fuzz_heisenfuzz\.c\.o$')
 # shellcheck disable=SC2086
 check "the emitted test compiles warning-free under -Wall -Wextra -Werror and links" \
