@@ -217,7 +217,6 @@ static void print_summary(const options *o, const hf_target *t, const hf_goal *g
     printf("  written:     %s (goal in %s.goal)\n", output, output);
 }
 
-/* The minimized run must be the last one: explanations come from its trace. */
 static void print_decisions(const hf_minimized *m, char (*what)[HF_EXPLAIN_SIZE]) {
     printf("\ndecisions kept (decision index: raw value, value bytes):\n");
     if (m->count == 0) printf("  none: the undisturbed schedule fails\n");
@@ -336,10 +335,10 @@ int hf_cmd_minimize(int argc, char **argv) {
         hf_minimized_free(&m);
         return 2;
     }
-    hf_run(t, m.bytes, m.size, &r);   /* the last run: its trace is printed */
     char (*what)[HF_EXPLAIN_SIZE] = calloc(m.count ? m.count : 1, sizeof *what);
     if (!what) { fprintf(stderr, "heisenfuzz: out of memory\n"); hf_minimized_free(&m); return 2; }
-    hf_explain_deviations(what, m.count);
+    hf_explain_deviations(t, m.deviations, m.count, what);
+    hf_run(t, m.bytes, m.size, &r);   /* the last run: its trace is printed */
     print_summary(&o, t, &goal, goal_source, size, &m, output);
     print_decisions(&m, what);
     hf_tool_print_run(t, m.size, &r, !o.quiet);

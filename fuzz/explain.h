@@ -1,21 +1,22 @@
 /*
- * explain.h — what each deviation of the last run chose, in words, read
- * off the run's trace: a scheduling pick names the task it ran, a workload
- * decision names itself and its value.  For the minimizer's report and the
- * comments of the regression tests it writes.
+ * explain.h — what each deviation of a schedule did, in words: a
+ * scheduling pick names the task it ran, a workload decision names itself
+ * and its value, a decision of the simulated world the event it caused,
+ * and any other the first event it changed.  For the minimizer's report
+ * and the comments of the regression tests it writes.
  */
 #ifndef HF_EXPLAIN_H
 #define HF_EXPLAIN_H
 
-#include <stdbool.h>
-#include <stddef.h>
+#include "decide.h"
+#include "hf.h"
 
 enum { HF_EXPLAIN_SIZE = 160 };   /* bytes per explanation */
 
-/* Fills what[i] for each of the first `count` deviations of the last run
- * (count at most its deviations).  Returns false, with a neutral word for
- * each, when the trace does not account for every deviation one by one
- * (events fell out of the ring, or a decision left no marked event). */
-bool hf_explain_deviations(char (*what)[HF_EXPLAIN_SIZE], size_t count);
+/* Fills what[k] for each of the `count` deviations of `devs`, a schedule
+ * of target `t`.  Runs `t` count + 1 times (the schedule's prefixes); the
+ * last run is the whole schedule. */
+void hf_explain_deviations(const hf_target *t, const hf_deviation *devs, size_t count,
+                           char (*what)[HF_EXPLAIN_SIZE]);
 
 #endif

@@ -14,6 +14,7 @@
 #include "minimize.h"
 #include "regress.h"
 #include "targets.h"
+#include "world.h"   /* a decision of the runtime's own, as the simulated world takes them */
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,15 @@ static void delay_main(void *arg) {
     hf_always(delay < 1000, "the delay stays under a microsecond");
 }
 static const hf_target delay = {.name = "delay", .summary = "test", .main = delay_main};
+
+/* A delay decided inside the runtime: no event of its own, only a later
+ * one (the sleep) shows it. */
+static void quiet_delay_main(void *arg) {
+    (void)arg;
+    hf_sleep(hf_decide_range(&hf_w.decider, 1, 1000, 1));
+    hf_note("woke up");
+}
+static const hf_target quiet_delay = {.name = "quiet_delay", .summary = "test", .main = quiet_delay_main};
 
 /* ---- Helpers ---------------------------------------------------------------- */
 
@@ -132,8 +142,8 @@ static void lowers_values(void) {
           m.size == 1 && m.bytes[0] == 3,
           "counter_buggy's {3, 16} becomes the single deviation {3, 0}, written as the one byte 03");
     char what[1][HF_EXPLAIN_SIZE];
-    bool traced = hf_explain_deviations(what, m.count);   /* the minimized run was the last one */
-    CHECK(traced && strstr(what[0], "scheduling pick") && strstr(what[0], "worker2 runs") &&
+    hf_explain_deviations(&counter_buggy_target, m.deviations, m.count, what);
+    CHECK(strstr(what[0], "scheduling pick") && strstr(what[0], "worker2 runs") &&
           strstr(what[0], "after worker1: read 0"),
           "its deviation is explained as a scheduling pick: %s", what[0]);
     hf_minimized_free(&m);
@@ -148,10 +158,32 @@ static void lowers_values(void) {
     CHECK(s == HF_MINIMIZED && m.count == 1 && m.deviations[0].value >= 1000 && m.deviations[0].value < 2000,
           "a failing 64-bit value is lowered to within a factor of two of the threshold (got %llu)",
           s == HF_MINIMIZED && m.count ? (unsigned long long)m.deviations[0].value : 0ull);
-    hf_explain_deviations(what, m.count);
+    hf_explain_deviations(&delay, m.deviations, m.count, what);
     CHECK(strstr(what[0], "workload decision") && strstr(what[0], "delay in ns"),
           "a workload decision is explained by its name: %s", what[0]);
     hf_minimized_free(&m);
+}
+
+static void explains_each_deviation(void) {
+    /* counter_buggy: 3 workers (decision 0), 5 increments each (1), then
+     * (past main's pick at its join, 2, and worker1's first two switch
+     * points, 3 and 4) worker2 preempts worker1 at its third (5). */
+    const hf_deviation devs[] = {{0, 0, 1}, {1, 1, 1}, {5, 0, 1}};
+    char what[3][HF_EXPLAIN_SIZE];
+    hf_explain_deviations(&counter_buggy_target, devs, 3, what);
+    CHECK(strstr(what[0], "workload decision") && strstr(what[0], "workers = 3 (default 2)"),
+          "the first of three deviations is the number of workers: %s", what[0]);
+    CHECK(strstr(what[1], "workload decision") && strstr(what[1], "increments per worker = 5 (default 3)"),
+          "the second is the increments per worker: %s", what[1]);
+    CHECK(strstr(what[2], "scheduling pick") && strstr(what[2], "worker2 runs (after worker1: read 2)"),
+          "the third is a scheduling pick: %s", what[2]);
+    CHECK(hf_last_decisions()->deviations == 3, "the last run is the whole schedule (%u deviations)",
+          hf_last_decisions()->deviations);
+
+    const hf_deviation delay_dev[] = {{0, 41, 1}};
+    hf_explain_deviations(&quiet_delay, delay_dev, 1, what);
+    CHECK(strstr(what[0], "decision, first seen at 0.000000000 s: main sleep 43 ns"),
+          "a decision without an event of its own is named by the first event it changed: %s", what[0]);
 }
 
 static void refuses_what_does_not_fail(void) {
@@ -259,6 +291,7 @@ static void writes_a_regression_test(void) {
 int main(void) {
     noisy_counter_crashes();
     lowers_values();
+    explains_each_deviation();
     refuses_what_does_not_fail();
     searches_for_the_goal();
     honours_the_budget();
