@@ -214,6 +214,8 @@ static void print_summary(const options *o, const hf_target *t, const hf_goal *g
     else
         printf("  1-minimal:   not proven, the budget (--max-runs %llu, --max-time %g) ran out first\n",
                (unsigned long long)o->max_runs, o->max_seconds);
+    if (!m->goal_was_met)
+        printf("  note:        the crash itself now fails another way; this reduction of it fails the goal's way\n");
     printf("  written:     %s (goal in %s.goal)\n", output, output);
 }
 
@@ -235,7 +237,7 @@ static int emit_test(const options *o, const hf_target *t, const hf_target *fixe
                         "no regression test written\n", fixed->name, hf_outcome_name(r.outcome), r.message);
         return 1;
     }
-    char name[256], path[PATH_MAX];
+    char name[256], path[PATH_MAX + 264];
     if (o->test_name) snprintf(name, sizeof name, "%s", o->test_name);
     else hf_regress_default_name(t, m->bytes, m->size, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s.c", o->test_dir, name);
@@ -253,6 +255,96 @@ static int emit_test(const options *o, const hf_target *t, const hf_target *fixe
     return 0;
 }
 
+/* The goal: asked for, recorded beside the input, or the input's own
+ * failure (`r`, its run).  Returns 0, or 2 after saying what was wrong. */
+static int choose_goal(const options *o, const hf_result *r, hf_goal *goal, const char **source) {
+    if (o->expect) {
+        memset(goal, 0, sizeof *goal);
+        goal->any_outcome = true;
+        snprintf(goal->message, sizeof goal->message, "%s", o->expect);
+        *source = "from --expect";
+        return 0;
+    }
+    char path[PATH_MAX + 8], error[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s.goal", o->input);
+    int read = read_goal_file(path, goal, error, sizeof error);
+    if (read < 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        return 2;
+    }
+    if (read == 1) {
+        *source = "recorded in the crash's .goal file";
+        return 0;
+    }
+    hf_goal_from_result(goal, r);
+    *source = "the crash's own failure";
+    return 0;
+}
+
+/* The minimized input, its goal beside it.  Returns 0, or 2 after saying
+ * what was wrong. */
+static int write_outputs(const char *output, const hf_target *t, const hf_goal *goal, const hf_minimized *m) {
+    char error[PATH_MAX + 128], goal_path[PATH_MAX + 8];
+    snprintf(goal_path, sizeof goal_path, "%s.goal", output);
+    if (hf_write_file(output, m->bytes, m->size, error, sizeof error) != 0 ||
+        write_goal_file(goal_path, t, goal, error, sizeof error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        return 2;
+    }
+    return 0;
+}
+
+static int minimize_input(const options *o, const hf_target *t, const hf_target *fixed,
+                          const uint8_t *data, size_t size) {
+    hf_result r;
+    hf_run(t, data, size, &r);
+    if (r.outcome == HF_OK) {
+        fprintf(stderr, "heisenfuzz: %s does not fail under %s (the run completes, every property holds): "
+                        "nothing to minimize\n", o->input, t->name);
+        return 2;
+    }
+    hf_goal goal;
+    const char *goal_source;
+    if (choose_goal(o, &r, &goal, &goal_source) != 0) return 2;
+    char goal_text[640], now_text[640];
+    hf_goal_describe(&goal, goal_text, sizeof goal_text);
+    if (!hf_goal_met(&goal, &r)) {
+        hf_goal now;
+        hf_goal_from_result(&now, &r);
+        hf_goal_describe(&now, now_text, sizeof now_text);
+        fprintf(stderr, "heisenfuzz: %s now fails with %s, not the goal %s (%s): minimizing toward the goal\n",
+                o->input, now_text, goal_text, goal_source);
+    }
+
+    hf_minimize_options mo = {.max_runs = o->max_runs, .max_seconds = o->max_seconds, .progress = stderr};
+    hf_minimized m;
+    if (hf_minimize(t, &goal, data, size, &mo, &m) != HF_MINIMIZED) {
+        fprintf(stderr, "heisenfuzz: cannot reproduce the goal %s from %s: neither it nor any reduction "
+                        "tried fails that way (%llu runs%s)\n", goal_text, o->input, (unsigned long long)m.runs,
+                m.original_deviations > HF_DEVIATIONS_KEPT ? "; only its first 1024 deviations could be used" : "");
+        return 2;
+    }
+    char output[PATH_MAX + 8];
+    snprintf(output, sizeof output, "%s%s", o->output ? o->output : o->input, o->output ? "" : ".min");
+    char (*what)[HF_EXPLAIN_SIZE] = calloc(m.count ? m.count : 1, sizeof *what);
+    int status = what ? write_outputs(output, t, &goal, &m) : 2;
+    if (!what) fprintf(stderr, "heisenfuzz: out of memory\n");
+    if (status == 0) {
+        hf_explain_deviations(t, m.deviations, m.count, what);
+        hf_run(t, m.bytes, m.size, &r);   /* the last run: its trace is printed */
+        print_summary(o, t, &goal, goal_source, size, &m, output);
+        print_decisions(&m, what);
+        hf_tool_print_run(t, m.size, &r, !o->quiet);
+        if (o->emit_test) {
+            fflush(stdout);
+            status = emit_test(o, t, fixed, &goal, &m, what, size);
+        }
+    }
+    free(what);
+    hf_minimized_free(&m);
+    return status;
+}
+
 int hf_cmd_minimize(int argc, char **argv) {
     options o;
     if (parse_options(argc, argv, &o) != 0) return 2;
@@ -265,88 +357,19 @@ int hf_cmd_minimize(int argc, char **argv) {
         fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", o.test_dir, strerror(errno));
         return 2;
     }
-
-    char error[600];
+    /* Output paths get a suffix (".min", ".goal"). */
+    if (strlen(o.input) + 8 >= PATH_MAX || (o.output && strlen(o.output) + 8 >= PATH_MAX)) {
+        fprintf(stderr, "heisenfuzz: minimize: a path is longer than %d bytes\n", PATH_MAX - 8);
+        return 2;
+    }
+    char error[PATH_MAX + 128];
     size_t size;
     uint8_t *data = hf_read_file(o.input, &size, error, sizeof error);
-    if (!data) { fprintf(stderr, "heisenfuzz: %s\n", error); return 2; }
-    /* Output paths get a suffix (".min", ".goal"): leave room for it. */
-    if (strlen(o.input) + 8 >= PATH_MAX || (o.output && strlen(o.output) + 8 >= PATH_MAX)) {
-        fprintf(stderr, "heisenfuzz: minimize: path too long\n");
-        free(data);
-        return 2;
-    }
-    char output[PATH_MAX], goal_path[PATH_MAX];
-    snprintf(output, sizeof output, "%s%s", o.output ? o.output : o.input, o.output ? "" : ".min");
-    snprintf(goal_path, sizeof goal_path, "%s.goal", o.input);
-
-    /* The goal: asked for, recorded beside the input, or the input's own. */
-    hf_goal goal;
-    bool have_goal = false;
-    const char *goal_source = "the crash's own failure";
-    if (o.expect) {
-        goal_source = "from --expect";
-        memset(&goal, 0, sizeof goal);
-        goal.any_outcome = true;
-        snprintf(goal.message, sizeof goal.message, "%s", o.expect);
-        have_goal = true;
-    } else {
-        int read = read_goal_file(goal_path, &goal, error, sizeof error);
-        if (read < 0) { fprintf(stderr, "heisenfuzz: %s\n", error); free(data); return 2; }
-        have_goal = read == 1;
-        if (have_goal) goal_source = "recorded in the crash's .goal file";
-    }
-    hf_result r;
-    hf_run(t, data, size, &r);
-    if (r.outcome == HF_OK) {
-        fprintf(stderr, "heisenfuzz: %s does not fail under %s (the run completes, every property holds): "
-                        "nothing to minimize\n", o.input, t->name);
-        free(data);
-        return 2;
-    }
-    char goal_text[640], now_text[640];
-    if (!have_goal) hf_goal_from_result(&goal, &r);
-    hf_goal_describe(&goal, goal_text, sizeof goal_text);
-    if (!hf_goal_met(&goal, &r)) {
-        hf_goal g;
-        hf_goal_from_result(&g, &r);
-        hf_goal_describe(&g, now_text, sizeof now_text);
-        fprintf(stderr, "heisenfuzz: %s now fails with %s, not the goal %s%s: minimizing toward the goal\n",
-                o.input, now_text, goal_text, o.expect ? "" : " (recorded in its .goal file)");
-    }
-
-    hf_minimize_options mo = {.max_runs = o.max_runs, .max_seconds = o.max_seconds, .progress = stderr};
-    hf_minimized m;
-    if (hf_minimize(t, &goal, data, size, &mo, &m) != HF_MINIMIZED) {
-        fprintf(stderr, "heisenfuzz: cannot reproduce the goal %s from %s: neither it nor any reduction "
-                        "tried fails that way (%llu runs%s)\n", goal_text, o.input, (unsigned long long)m.runs,
-                m.original_deviations > HF_DEVIATIONS_KEPT ? "; only its first 1024 deviations could be used" : "");
-        free(data);
-        return 2;
-    }
-    free(data);
-
-    int status = 0;
-    char output_goal[PATH_MAX];
-    snprintf(output_goal, sizeof output_goal, "%s.goal", output);
-    if (hf_write_file(output, m.bytes, m.size, error, sizeof error) != 0 ||
-        write_goal_file(output_goal, t, &goal, error, sizeof error) != 0) {
+    if (!data) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
-        hf_minimized_free(&m);
         return 2;
     }
-    char (*what)[HF_EXPLAIN_SIZE] = calloc(m.count ? m.count : 1, sizeof *what);
-    if (!what) { fprintf(stderr, "heisenfuzz: out of memory\n"); hf_minimized_free(&m); return 2; }
-    hf_explain_deviations(t, m.deviations, m.count, what);
-    hf_run(t, m.bytes, m.size, &r);   /* the last run: its trace is printed */
-    print_summary(&o, t, &goal, goal_source, size, &m, output);
-    print_decisions(&m, what);
-    hf_tool_print_run(t, m.size, &r, !o.quiet);
-    if (o.emit_test) {
-        fflush(stdout);
-        status = emit_test(&o, t, fixed, &goal, &m, what, size);
-    }
-    free(what);
-    hf_minimized_free(&m);
+    int status = minimize_input(&o, t, fixed, data, size);
+    free(data);
     return status;
 }

@@ -95,7 +95,7 @@ cp "$tmp/crash" "$tmp/later"
 printf 'target counter_buggy\noutcome property\nmessage offsets only grow\n' >"$tmp/later.goal"
 s=$(status_of "$HF" minimize counter_buggy "$tmp/later")
 check "a goal recorded in CRASH.goal is kept as the goal" \
-    bash -c "[ $s -eq 2 ] && grep -q 'not the goal property \"offsets only grow\" (recorded in its .goal file)' '$tmp/err'"
+    bash -c "[ $s -eq 2 ] && grep -q 'not the goal property \"offsets only grow\" (recorded in the crash.s .goal file)' '$tmp/err'"
 printf 'message x\ncolour blue\n' >"$tmp/later.goal"
 s=$(status_of "$HF" minimize counter_buggy "$tmp/later")
 check "a malformed goal file: exit 2, file and line named" \
