@@ -46,7 +46,7 @@ done
 if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/counter_buggy_afl" ]; then
     mkdir -p "$tmp/afl-in"
     printf '\x00' >"$tmp/afl-in/seed"
-    env -u ASAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
+    env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
         AFL_SHUFFLE_QUEUE=0 timeout 300 afl-fuzz -i "$tmp/afl-in" -o "$tmp/afl-out" -s 1 -E 20000 \
         -- "$HF_OUT/counter_buggy_afl" >"$tmp/afl.log" 2>&1
     crash=$(ls "$tmp"/afl-out/default/crashes/id:* 2>/dev/null | head -1)

@@ -9,6 +9,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 base_cflags="-O1 -fno-omit-frame-pointer -gline-tables-only"
+# OSS-Fuzz's runtime options: unsigned wrap-around (our hashes rely on it,
+# and it is defined C) is reported only when asked for.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:silence_unsigned_overflow=1
 check() {   # ENGINE SANITIZER
     local engine=$1 sanitizer=$2 out="$tmp/out-$1-$2" work="$tmp/work-$1-$2"
     mkdir -p "$out" "$work"
