@@ -21,7 +21,8 @@
 #   --crash FILE    minimize FILE instead of fuzzing (one TARGET only)
 #   --keep DIR      keep the crashes and minimized files in DIR
 #
-# Needs a local ./build.sh first (out/heisenfuzz, out/<t>_fuzzer, out/<t>_afl).
+# Needs a local ./build.sh first (out/heisenfuzz, out/<t>_fuzzer, out/<t>_afl;
+# HF_OUT names another plain build directory).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${HF_OUT:-out}

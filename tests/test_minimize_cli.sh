@@ -6,7 +6,7 @@
 # --emit-test writes compiles, links and passes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${HF_OUT:-out}
+OUT=${HF_OUT:-out}   # a plain build: the emitted test is linked against its objects
 HF=$OUT/heisenfuzz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
