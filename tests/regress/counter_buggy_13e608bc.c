@@ -1,5 +1,5 @@
 /*
- * counter_buggy_7462ed7b.c — regression test for counter_buggy.
+ * counter_buggy_13e608bc.c — regression test for counter_buggy.
  *
  * The schedule below makes counter_buggy fail
  *
