@@ -20,7 +20,7 @@ set -euo pipefail
 shopt -s inherit_errexit   # a failed compile inside $(...) stops the build
 cd "$(dirname "$0")"
 
-DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++"
+DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++ chromium"
 
 die() { echo "build.sh: $*" >&2; exit 2; }
 
@@ -43,6 +43,9 @@ RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
 # Everything in fuzz/ but the per-target harness; tests link it all but main().
 TOOL_SOURCES="$(ls fuzz/*.c | grep -v '^fuzz/harness\.c$')"
+# What the harness links beside the runtime and the target: the discovery
+# log.  Built without coverage, so the engines see only the target.
+HARNESS_SOURCES="fuzz/discovery.c fuzz/species.c fuzz/estimate.c fuzz/status.c"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
@@ -107,14 +110,15 @@ local_build() {
     done
 
     # One libFuzzer binary per target.
-    local rt_fuzz tg_fuzz
+    local rt_fuzz tg_fuzz harness_objs
+    harness_objs=$(compile "$obj/harness" "$cflags" $HARNESS_SOURCES)
     rt_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link" $RUNTIME_SOURCES)
     tg_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link $TRACE_ACCESSES" $TARGET_SOURCES)
     for sym in $(target_symbols); do
         local name=${sym%_target}
         # shellcheck disable=SC2086
         $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
-            fuzz/harness.c $rt_fuzz $tg_fuzz
+            fuzz/harness.c $rt_fuzz $tg_fuzz $harness_objs
     done
 
     # One AFL++ binary per target (its libFuzzer driver calls the same
@@ -128,7 +132,7 @@ local_build() {
         for sym in $(target_symbols); do
             # shellcheck disable=SC2086
             $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
-                fuzz/harness.c $rt_afl $tg_afl
+                fuzz/harness.c $rt_afl $tg_afl $harness_objs
         done
         CC=clang
     fi
