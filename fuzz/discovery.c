@@ -14,6 +14,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,10 +33,12 @@ typedef struct sighting {
     uint64_t count;          /* 1, 2 or 3 */
 } sighting;
 
-/* Lines gather in `chunk` and leave in write()s of whole lines. */
+/* Lines gather here and leave in write()s that end at the next 4 KiB
+ * boundary of the file at the latest (see append_line). */
 typedef struct chunk {
     char bytes[HF_LOG_WRITE_MAX];
     size_t used;
+    size_t room;             /* bytes from the chunk's start to the boundary */
 } chunk;
 
 struct hf_discovery {
@@ -94,14 +97,46 @@ static void write_all(hf_discovery *d, const char *bytes, size_t size) {
     else if ((size_t)n != size) stop_logging(d, "short write", ENOSPC);
 }
 
-static void chunk_add(hf_discovery *d, chunk *c, const char *line, int len) {
+/*
+ * Why lines never cross a 4 KiB boundary of the file: Linux copies a
+ * write() into the file page by page and gives up between two pages when
+ * the process is being killed, so a write that spans a boundary can be cut
+ * there, leaving half a line.  A write within one page is whole or absent.
+ * So a batch of lines takes the file lock (other processes may append to
+ * the same file), learns where the file ends, and fills each page to its
+ * boundary with whole lines, padding the rest with a comment line.
+ */
+static void begin_lines(hf_discovery *d) {
+    chunk *c = &d->out;
+    c->used = 0;
+    c->room = HF_LOG_WRITE_MAX;
+    if (d->fd < 0) return;
+    while (flock(d->fd, LOCK_EX) != 0 && errno == EINTR) {}
+    off_t end = lseek(d->fd, 0, SEEK_END);
+    if (end > 0) c->room = HF_LOG_WRITE_MAX - (size_t)end % HF_LOG_WRITE_MAX;
+}
+
+static void append_line(hf_discovery *d, const char *line, int len) {
+    chunk *c = &d->out;
     assert(len > 0 && len < LINE_MAX_BYTES);
-    if (c->used + (size_t)len > sizeof c->bytes) {
-        write_all(d, c->bytes, c->used);
+    if (c->used + (size_t)len > c->room) {
+        size_t pad = c->room - c->used;
+        if (pad > 0) {
+            memset(c->bytes + c->used, ' ', pad);
+            c->bytes[c->used] = '#';
+            c->bytes[c->room - 1] = '\n';
+        }
+        write_all(d, c->bytes, c->room);
         c->used = 0;
+        c->room = HF_LOG_WRITE_MAX;
     }
     memcpy(c->bytes + c->used, line, (size_t)len);
     c->used += (size_t)len;
+}
+
+static void end_lines(hf_discovery *d) {
+    write_all(d, d->out.bytes, d->out.used);
+    if (d->fd >= 0) flock(d->fd, LOCK_UN);
 }
 
 hf_discovery *hf_discovery_open(const char *path, const char *target, const char *engine,
@@ -134,7 +169,9 @@ hf_discovery *hf_discovery_open(const char *path, const char *target, const char
     char line[LINE_MAX_BYTES];
     int len = snprintf(line, sizeof line, "start %s %.3f %ld %s %s\n", d->instance,
                        clock_seconds(CLOCK_REALTIME), (long)getpid(), target, engine);
-    write_all(d, line, (size_t)len);
+    begin_lines(d);
+    append_line(d, line, len);
+    end_lines(d);
     if (d->fd < 0) {
         snprintf(error, error_size, "cannot write the discovery log %s", path);
         hf_species_free(&d->species);
@@ -158,14 +195,13 @@ static void write_line(hf_discovery *d) {
     hf_progress *p = &d->now;
     p->wall_s = now_s - d->started;
 
-    chunk *c = &d->out;
-    c->used = 0;
+    begin_lines(d);
     char line[LINE_MAX_BYTES];
     for (size_t i = 0; i < d->pending_count; i++) {
         int len = snprintf(line, sizeof line, "seen %s %016llx %llu\n", d->instance,
                            (unsigned long long)d->pending[i].signature,
                            (unsigned long long)d->pending[i].count);
-        chunk_add(d, c, line, len);
+        append_line(d, line, len);
     }
     d->pending_count = 0;
     int len = snprintf(line, sizeof line,
@@ -177,8 +213,8 @@ static void write_line(hf_discovery *d) {
                        (unsigned long long)p->f1, (unsigned long long)p->f2,
                        hf_good_turing(p->f1, p->executions), hf_chao1(p->behaviours, p->f1, p->f2),
                        (unsigned long long)p->crashes);
-    chunk_add(d, c, line, len);
-    write_all(d, c->bytes, c->used);
+    append_line(d, line, len);
+    end_lines(d);
 
     /* The next line: after a sixteenth more executions, or a period that
      * grows with the campaign's age, so a day-long log stays small and a

@@ -31,10 +31,13 @@
  * The seen lines a stats line accounts for come before it.  A line is
  * written when executions grew by a sixteenth, when a period of wall time
  * passed (1 s, growing to 60 s with the campaign's age), when a run failed
- * (before the harness aborts) and at exit.  Lines go out with O_APPEND in
- * write()s of whole lines of at most HF_LOG_WRITE_MAX bytes, so parallel
- * processes may share one file and a killed process leaves only whole lines
- * (it loses what happened since its last line).
+ * (before the harness aborts) and at exit.  Lines are appended (O_APPEND,
+ * under flock) in write()s that never cross a 4 KiB boundary of the file,
+ * the page boundary where Linux may cut a write short when it kills the
+ * writer; a page's unused tail becomes a comment line of spaces.  So
+ * parallel processes may share one file, and a killed process leaves only
+ * whole lines: it loses what happened since its last line.  Readers skip
+ * blank lines and lines that begin with '#'.
  */
 #ifndef HF_DISCOVERY_H
 #define HF_DISCOVERY_H
@@ -46,8 +49,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Within PIPE_BUF, the size POSIX promises atomic for appends to a pipe;
- * appends to a local file are atomic at any size on Linux. */
+/* The smallest page size: no write() crosses a multiple of it. */
 #define HF_LOG_WRITE_MAX 4096
 
 typedef struct hf_discovery hf_discovery;
