@@ -102,11 +102,11 @@ local_build() {
     tg_plain=$(compile "$obj/plain" "$cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
     tool_objs=$(compile "$obj/plain" "$cflags" $TOOL_SOURCES)
     # shellcheck disable=SC2086
-    $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs
+    $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs -lm
     local tool_lib=${tool_objs//$obj\/plain\/fuzz_heisenfuzz.c.o/}
     for t in tests/test_*.c; do
         # shellcheck disable=SC2086
-        $CC $cflags $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
+        $CC $cflags $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib -lm
     done
 
     # One libFuzzer binary per target.

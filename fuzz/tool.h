@@ -15,5 +15,6 @@ int hf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const hf_target *hf_tool_target(const char *name);
 
 int hf_cmd_bench(int argc, char **argv);
+int hf_cmd_chart(int argc, char **argv);
 
 #endif
