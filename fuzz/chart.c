@@ -309,8 +309,7 @@ static void put_legend(text *t) {
         LEFT + 710, y - 4, LEFT + 724, y + 4);
 }
 
-static void put_titles(text *t, const hf_campaign *c, const frame *f, bool no_logical_time,
-                       const episode *plateau) {
+static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, const episode *plateau) {
     const hf_progress *last = &c->points[c->count - 1];
     char execs[32], behaviours[32], logical[32], wall[32];
     grouped(execs, sizeof execs, last->executions);
@@ -340,7 +339,6 @@ static void put_titles(text *t, const hf_campaign *c, const frame *f, bool no_lo
     if (no_logical_time) put(t, " · no logical time was simulated, so x is executions");
     if (c->skipped) put(t, " · %zu bad log line%s skipped", c->skipped, c->skipped == 1 ? "" : "s");
     put(t, "</text>\n");
-    (void)f;
 }
 
 static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logical_time, const episode *e,
@@ -376,7 +374,7 @@ static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logica
     put(t, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", WIDTH, HEIGHT);
     put(t, "<clipPath id=\"plot\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n", LEFT, TOP,
         RIGHT - LEFT, BOTTOM - TOP);
-    put_titles(t, c, &f, no_logical_time, current);
+    put_titles(t, c, no_logical_time, current);
     put_y_axes(t, &f);
     put_x_axis(t, c, &f, units);
     put(t, "<g clip-path=\"url(#plot)\">\n");
