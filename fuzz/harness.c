@@ -23,8 +23,13 @@ extern const hf_target HF_TARGET;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* AFL++ hands its shared-memory id to the program it fuzzes. */
-static const char *engine_name(void) { return getenv("__AFL_SHM_ID") ? "AFL++" : "libFuzzer"; }
+/* AFL++ hands its shared-memory id to the program it fuzzes.  Looked up
+ * once: this is called for every execution. */
+static const char *engine_name(void) {
+    static const char *name;
+    if (!name) name = getenv("__AFL_SHM_ID") ? "AFL++" : "libFuzzer";
+    return name;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hf_result r;
