@@ -63,6 +63,17 @@ else
     check $? "the behaviours curve and the Good-Turing curve are drawn (their colours cover $(value behaviours "$tmp/png.txt") and $(value goodturing "$tmp/png.txt") pixels)"
 fi
 
+# ---- A crash is logged before the abort -------------------------------------------------
+mkdir -p "$tmp/buggy"
+HEISENFUZZ_LOG="$tmp/buggy.log" "$OUT/counter_buggy_fuzzer" -seed=1 -runs=200000 \
+    -artifact_prefix="$tmp/buggy/" "$tmp/buggy" >"$tmp/buggy.out" 2>&1
+status=$?
+last=$(tail -n 1 "$tmp/buggy.log")
+[ $status -ne 0 ] && [ "$(echo "$last" | awk '$1 == "stats" {print $12}')" = 1 ]
+check $? "counter_buggy aborts on its bug, and the log's last line, written first, counts the crash"
+"$HF" chart "$tmp/buggy.log" -o "$tmp/buggy.svg" >/dev/null 2>&1 && grep -q 'class="crash"' "$tmp/buggy.svg"
+check $? "the chart marks it"
+
 # ---- Parallel processes merge ------------------------------------------------------
 mkdir -p "$tmp/jobs/corpus"
 (cd "$tmp/jobs" && HEISENFUZZ_LOG="$tmp/jobs.log" "$OLDPWD/$OUT/counter_fuzzer" -jobs=2 -workers=2 \
