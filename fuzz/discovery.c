@@ -36,7 +36,7 @@ typedef struct sighting {
 /* Lines gather here and leave in write()s that end at the next 4 KiB
  * boundary of the file at the latest (see append_line). */
 typedef struct chunk {
-    char bytes[HF_LOG_WRITE_MAX];
+    char bytes[HF_LOG_PAGE];
     size_t used;
     size_t room;             /* bytes from the chunk's start to the boundary */
 } chunk;
@@ -73,11 +73,8 @@ static void make_instance_id(char out[13]) {
     struct timespec real, mono;
     clock_gettime(CLOCK_REALTIME, &real);
     clock_gettime(CLOCK_MONOTONIC, &mono);
-    uint64_t x = (uint64_t)real.tv_sec * 1000000007u ^ (uint64_t)real.tv_nsec ^
-                 (uint64_t)mono.tv_nsec << 20 ^ (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)out;
-    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9u;
-    x ^= x >> 27; x *= 0x94d049bb133111ebu;
-    x ^= x >> 31;
+    uint64_t x = hf_mix64((uint64_t)real.tv_sec * 1000000007u ^ (uint64_t)real.tv_nsec ^
+                          (uint64_t)mono.tv_nsec << 20 ^ (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)out);
     snprintf(out, 13, "%012llx", (unsigned long long)(x >> 16));
 }
 
@@ -89,7 +86,7 @@ static void stop_logging(hf_discovery *d, const char *what, int error) {
 }
 
 static void write_all(hf_discovery *d, const char *bytes, size_t size) {
-    assert(size <= HF_LOG_WRITE_MAX);
+    assert(size <= HF_LOG_PAGE);
     if (d->fd < 0 || size == 0) return;
     ssize_t n;
     do n = write(d->fd, bytes, size); while (n < 0 && errno == EINTR);
@@ -109,11 +106,11 @@ static void write_all(hf_discovery *d, const char *bytes, size_t size) {
 static void begin_lines(hf_discovery *d) {
     chunk *c = &d->out;
     c->used = 0;
-    c->room = HF_LOG_WRITE_MAX;
+    c->room = HF_LOG_PAGE;
     if (d->fd < 0) return;
     while (flock(d->fd, LOCK_EX) != 0 && errno == EINTR) {}
     off_t end = lseek(d->fd, 0, SEEK_END);
-    if (end > 0) c->room = HF_LOG_WRITE_MAX - (size_t)end % HF_LOG_WRITE_MAX;
+    if (end > 0) c->room = HF_LOG_PAGE - (size_t)end % HF_LOG_PAGE;
 }
 
 static void append_line(hf_discovery *d, const char *line, int len) {
@@ -128,7 +125,7 @@ static void append_line(hf_discovery *d, const char *line, int len) {
         }
         write_all(d, c->bytes, c->room);
         c->used = 0;
-        c->room = HF_LOG_WRITE_MAX;
+        c->room = HF_LOG_PAGE;
     }
     memcpy(c->bytes + c->used, line, (size_t)len);
     c->used += (size_t)len;
@@ -139,23 +136,33 @@ static void end_lines(hf_discovery *d) {
     if (d->fd >= 0) flock(d->fd, LOCK_UN);
 }
 
+static void free_discovery(hf_discovery *d) {
+    if (d->fd >= 0) close(d->fd);
+    hf_species_free(&d->species);
+    free(d->path);
+    free(d);
+}
+
 hf_discovery *hf_discovery_open(const char *path, const char *target, const char *engine,
                                 FILE *status, char *error, size_t error_size) {
     assert(path && *path && target && *target && engine && *engine);
     assert(!strpbrk(target, " \t\n") && !strpbrk(engine, " \t\n"));
     assert(strlen(target) + strlen(engine) < 128);
     hf_discovery *d = calloc(1, sizeof *d);
-    if (!d || !(d->path = strdup(path)) || !hf_species_init(&d->species)) {
+    if (!d) {
         snprintf(error, error_size, "out of memory opening the discovery log %s", path);
-        if (d) { free(d->path); free(d); }
+        return NULL;
+    }
+    d->fd = -1;
+    if (!(d->path = strdup(path)) || !hf_species_init(&d->species)) {
+        snprintf(error, error_size, "out of memory opening the discovery log %s", path);
+        free_discovery(d);
         return NULL;
     }
     d->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
     if (d->fd < 0) {
         snprintf(error, error_size, "cannot open the discovery log %s: %s", path, strerror(errno));
-        hf_species_free(&d->species);
-        free(d->path);
-        free(d);
+        free_discovery(d);
         return NULL;
     }
     make_instance_id(d->instance);
@@ -174,9 +181,7 @@ hf_discovery *hf_discovery_open(const char *path, const char *target, const char
     end_lines(d);
     if (d->fd < 0) {
         snprintf(error, error_size, "cannot write the discovery log %s", path);
-        hf_species_free(&d->species);
-        free(d->path);
-        free(d);
+        free_discovery(d);
         return NULL;
     }
     return d;
@@ -269,10 +274,7 @@ void hf_discovery_close(hf_discovery *d) {
     if (!d) return;
     hf_discovery_flush(d);
     print_status(d);
-    if (d->fd >= 0) close(d->fd);
-    hf_species_free(&d->species);
-    free(d->path);
-    free(d);
+    free_discovery(d);
 }
 
 const hf_progress *hf_discovery_progress(const hf_discovery *d) { return &d->now; }

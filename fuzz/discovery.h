@@ -50,7 +50,7 @@
 #include <stdio.h>
 
 /* The smallest page size: no write() crosses a multiple of it. */
-#define HF_LOG_WRITE_MAX 4096
+#define HF_LOG_PAGE 4096
 
 typedef struct hf_discovery hf_discovery;
 

@@ -134,14 +134,14 @@ static bool parse_hex(const char *s, size_t digits, uint64_t *out) {
 
 static size_t find_process(const reader *r, uint64_t id) {
     if (!r->map_ids) return 0;
-    for (size_t i = (size_t)(id * 0x9e3779b97f4a7c15u >> 20) & r->map_mask; r->map_index[i];
+    for (size_t i = (size_t)hf_mix64(id) & r->map_mask; r->map_index[i];
          i = (i + 1) & r->map_mask)
         if (r->map_ids[i] == id) return r->map_index[i];
     return 0;
 }
 
 static void map_insert(reader *r, uint64_t id, size_t index_plus_one) {
-    size_t i = (size_t)(id * 0x9e3779b97f4a7c15u >> 20) & r->map_mask;
+    size_t i = (size_t)hf_mix64(id) & r->map_mask;
     while (r->map_index[i]) i = (i + 1) & r->map_mask;
     r->map_ids[i] = id;
     r->map_index[i] = index_plus_one;

@@ -9,16 +9,15 @@
 
 enum { INITIAL_CAPACITY = 1024 };
 
-/* Signatures are usually hashes already, but a caller may pass small or
- * patterned ones (a counter, a bit set): the finalizer of splitmix64
- * spreads any of them over the table. */
-static uint64_t slot_of(uint64_t signature, uint64_t mask) {
-    uint64_t x = signature;
+uint64_t hf_mix64(uint64_t x) {
     x ^= x >> 30; x *= 0xbf58476d1ce4e5b9u;
     x ^= x >> 27; x *= 0x94d049bb133111ebu;
-    x ^= x >> 31;
-    return x & mask;
+    return x ^ x >> 31;
 }
+
+/* Signatures are usually hashes already, but a caller may pass small or
+ * patterned ones (a counter, a bit set). */
+static uint64_t slot_of(uint64_t signature, uint64_t mask) { return hf_mix64(signature) & mask; }
 
 bool hf_species_init(hf_species *s) {
     assert(s);

@@ -360,7 +360,7 @@ static void test_kill(void) {
     bool within_pages = data != NULL;
     for (size_t start = 0, i = 0; data && i < size; i++) {
         if (data[i] != '\n') continue;
-        within_pages &= start / HF_LOG_WRITE_MAX == i / HF_LOG_WRITE_MAX;
+        within_pages &= start / HF_LOG_PAGE == i / HF_LOG_PAGE;
         start = i + 1;
     }
     free(data);
