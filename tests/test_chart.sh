@@ -143,6 +143,12 @@ if command -v chromium >/dev/null && render "$tmp/plateau.svg" "$tmp/plateau.png
     check $? "and Chromium draws both ($(value plateau "$tmp/png2.txt") plateau-green, $(value crash "$tmp/png2.txt") crash-red pixels)"
 fi
 
+"$HF" chart --x wall "$tmp/plateau.log" -o "$tmp/wall.svg" >/dev/null 2>&1 &&
+    grep -q "wall-clock time since the first process began" "$tmp/wall.svg" &&
+    "$HF" chart --x executions "$tmp/plateau.log" -o "$tmp/execs.svg" >/dev/null 2>&1 &&
+    grep -q ">executions (all processes)<" "$tmp/execs.svg"
+check $? "--x wall and --x executions put those clocks on the x axis"
+
 # ---- Bad logs ------------------------------------------------------------------------
 awk 'NR == 10 {$3 = "zz"} {print}' "$tmp/campaign.log" >"$tmp/corrupt.log"
 echo "an older chart" >"$tmp/kept.svg"
