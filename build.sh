@@ -21,7 +21,8 @@ set -euo pipefail
 shopt -s inherit_errexit   # a failed compile inside $(...) stops the build
 cd "$(dirname "$0")"
 
-DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++ zip"
+# chromium renders charts in the tests; python3 decodes the screenshots.
+DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++ zip chromium python3"
 
 die() { echo "build.sh: $*" >&2; exit 2; }
 
@@ -44,10 +45,13 @@ regress_sources() { ls tests/regress/*.c 2>/dev/null || true; }
 
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
-# Everything in fuzz/ but what belongs in a fuzzer binary (the harness and
-# its engine feedback); tests link it all but main().
-HARNESS_SOURCES="fuzz/harness.c fuzz/feedback.c"
+# Everything in fuzz/ but what only a fuzzer binary has (the harness and its
+# engine feedback); tests link it all but main().
 TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$')"
+# What a fuzzer binary links beside the runtime, its target and harness.c:
+# the engine feedback (one build per engine) and the discovery log.  Built
+# without coverage, so the engines see only the target and the runtime.
+DISCOVERY_SOURCES="fuzz/discovery.c fuzz/species.c fuzz/estimate.c fuzz/status.c"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
@@ -104,13 +108,13 @@ local_build() {
     tg_plain=$(compile "$obj/plain" "$cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
     tool_objs=$(compile "$obj/plain" "$cflags" $TOOL_SOURCES)
     # shellcheck disable=SC2086
-    $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs
+    $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs -lm
     local tool_lib=${tool_objs//$obj\/plain\/fuzz_heisenfuzz.c.o/}
     # Test programs are built like targets, so that tasks they define are
     # watched for spinning too.
     for t in tests/test_*.c; do
         # shellcheck disable=SC2086
-        $CC $cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
+        $CC $cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib -lm
     done
     # Regression tests written by `heisenfuzz minimize --emit-test`; none
     # left over from a test since removed.
@@ -118,32 +122,35 @@ local_build() {
     for t in $(regress_sources); do
         # shellcheck disable=SC2086
         $CC $cflags $INCLUDES -Itests -o "$out/tests/test_regress_$(basename "$t" .c)" "$t" \
-            $rt_plain $tg_plain $tool_lib
+            $rt_plain $tg_plain $tool_lib -lm
     done
 
     # One libFuzzer binary per target.
-    local rt_fuzz tg_fuzz
+    local rt_fuzz tg_fuzz discovery_objs feedback_lf
+    discovery_objs=$(compile "$obj/harness" "$cflags" $DISCOVERY_SOURCES)
+    feedback_lf=$(compile "$obj/harness-libfuzzer" "$cflags -DHF_ENGINE_LIBFUZZER" fuzz/feedback.c)
     rt_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link" $RUNTIME_SOURCES)
     tg_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link $TRACE_ACCESSES" $TARGET_SOURCES)
     for sym in $(target_symbols); do
         local name=${sym%_target}
         # shellcheck disable=SC2086
-        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -DHF_ENGINE_LIBFUZZER \
-            -o "$out/${name}_fuzzer" $HARNESS_SOURCES $rt_fuzz $tg_fuzz
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
+            fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
     done
 
     # One AFL++ binary per target (its libFuzzer driver calls the same
     # harness).  afl-cc drops the load/store tracing: AFL++'s own timeout
     # guards against spinning tasks there.
     if [ -z "$sanitizer" ] && command -v afl-clang-fast >/dev/null; then
-        local rt_afl tg_afl
+        local rt_afl tg_afl feedback_afl
+        feedback_afl=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" fuzz/feedback.c)
         CC="env AFL_QUIET=1 afl-clang-fast"
         rt_afl=$(compile "$obj/afl" "$cflags" $RUNTIME_SOURCES)
         tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
         for sym in $(target_symbols); do
             # shellcheck disable=SC2086
-            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -DHF_ENGINE_AFL \
-                -o "$out/${sym%_target}_afl" $HARNESS_SOURCES $rt_afl $tg_afl
+            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
+                fuzz/harness.c $feedback_afl $discovery_objs $rt_afl $tg_afl -lm
         done
         CC=clang
     fi
@@ -166,14 +173,14 @@ oss_fuzz_build() {
     rt=$(compile "$obj" "-std=c11 $CFLAGS" $RUNTIME_SOURCES)
     tg=$(compile "$obj" "$cflags" $TARGET_SOURCES)
     local harness
-    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/feedback.c)
+    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/feedback.c $DISCOVERY_SOURCES)
     for sym in $(target_symbols); do
         local name=${sym%_target}
         local h="$obj/harness/$name.o"
         # shellcheck disable=SC2086
         $CC -std=c11 $CFLAGS $INCLUDES -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
         # shellcheck disable=SC2086
-        $CXX $CXXFLAGS -o "$OUT/${name}_fuzzer" "$h" $harness $rt $tg $LIB_FUZZING_ENGINE
+        $CXX $CXXFLAGS -o "$OUT/${name}_fuzzer" "$h" $harness $rt $tg $LIB_FUZZING_ENGINE -lm
         local dir; dir=$(target_dir "$name")
         if [ -n "$dir" ] && [ -d "$dir/seeds" ] && command -v zip >/dev/null; then
             rm -f "$OUT/${name}_fuzzer_seed_corpus.zip"

@@ -20,6 +20,8 @@ enum { SLOTS = 8192 };
 __attribute__((used, section("__libfuzzer_extra_counters"))) static uint8_t extra_counters[SLOTS];
 
 static void engine_hit(uint64_t feature) { extra_counters[feature % SLOTS] = 1; }
+
+const char *hf_feedback_engine(void) { return "libFuzzer"; }
 #endif
 
 #ifdef HF_ENGINE_AFL
@@ -35,6 +37,8 @@ __attribute__((constructor(101))) static void reserve_guards(void) {
 }
 
 static void engine_hit(uint64_t feature) { __sanitizer_cov_trace_pc_guard(&guards[feature % SLOTS]); }
+
+const char *hf_feedback_engine(void) { return "AFL++"; }
 #endif
 
 /* ---- Features seen by this process: a growing open-addressing set -------- */

@@ -26,4 +26,7 @@ uint32_t hf_feedback_run(const hf_features *f);
 /* Distinct features seen by this process so far. */
 uint64_t hf_feedback_distinct(void);
 
+/* The engine this binary was built for: "libFuzzer" or "AFL++". */
+const char *hf_feedback_engine(void);
+
 #endif

@@ -3,11 +3,16 @@
  * build time with -DHF_TARGET=<symbol>.  libFuzzer calls it directly; AFL++
  * through its libFuzzer driver.
  *
+ * Each run's behaviour features go to the engine as coverage (feedback.h).
  * A failed run (property, deadlock, budget) is reported with its timeline
  * and ends in abort(), which every engine records as a crash.
- * With HEISENFUZZ_TRACE_HASH set, every run prints its trace hash, so tests
- * can check that engines and the replayer see the same runs.
+ *
+ * With HEISENFUZZ_LOG=path set, every execution is also counted in a
+ * discovery log (discovery.h) for `heisenfuzz chart`.  With
+ * HEISENFUZZ_TRACE_HASH set, every run prints its trace hash, so tests can
+ * check that engines and the replayer see the same runs.
  */
+#include "discovery.h"
 #include "feedback.h"
 #include "run.h"
 
@@ -27,7 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (print_hashes < 0) print_hashes = getenv("HEISENFUZZ_TRACE_HASH") != NULL;
     hf_result r;
     hf_run(&HF_TARGET, data, size, &r);
-    hf_feedback_run(hf_last_features());
+    const hf_features *features = hf_last_features();
+    hf_feedback_run(features);
+    hf_discovery *log = hf_discovery_from_env(HF_TARGET.name, hf_feedback_engine());
+    if (log) hf_discovery_record(log, features->signature, hf_feedback_distinct(), r.time_ns, r.outcome != HF_OK);
     if (print_hashes && r.outcome == HF_OK)
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
     if (r.outcome != HF_OK) {

@@ -13,6 +13,7 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +78,14 @@ static int make_dirs(const char *path) {
 }
 
 static int cmd_fuzz(int argc, char **argv) {
-    const char *dir = NULL, *seed = NULL, *max_time = "600";
+    const char *dir = NULL, *seed = NULL, *max_time = "600", *log = NULL;
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
         if (i + 1 >= argc) return hf_usage_error("fuzz: %s needs a value", argv[i]);
         if (!strcmp(argv[i], "--dir")) dir = argv[++i];
         else if (!strcmp(argv[i], "--seed")) seed = argv[++i];
         else if (!strcmp(argv[i], "--max-time")) max_time = argv[++i];
+        else if (!strcmp(argv[i], "--log")) log = argv[++i];
         else return hf_usage_error("fuzz: unknown option '%s'", argv[i]);
     }
     if (i >= argc) return hf_usage_error("fuzz needs a target");
@@ -140,6 +142,18 @@ static int cmd_fuzz(int argc, char **argv) {
     if (access(seeds, R_OK) == 0) args[n++] = seeds;
     args[n] = NULL;
 
+    if (log) {
+        /* The fuzzer opens the log at its first run; a wrong path should
+         * stop us here, not it there. */
+        int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            fprintf(stderr, "heisenfuzz: cannot open the discovery log %s: %s\n", log, strerror(errno));
+            return 2;
+        }
+        close(fd);
+        setenv("HEISENFUZZ_LOG", log, 1);
+    }
+
     printf("heisenfuzz: fuzzing %s with libFuzzer (corpus %s, at most %s s)\n", t->name, corpus, max_time);
     fflush(stdout);
     pid_t pid = fork();
@@ -151,6 +165,7 @@ static int cmd_fuzz(int argc, char **argv) {
     }
     int wstatus;
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
+    if (log) printf("heisenfuzz: discovery log %s (draw it: heisenfuzz chart %s -o chart.svg)\n", log, log);
     if (access(crash, F_OK) != 0) {
         printf("heisenfuzz: no failure found in %s\n", t->name);
         return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 0 : 2;
@@ -174,8 +189,9 @@ static const struct command {
     {"replay", "replay [-q] TARGET FILE...",
      "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed",
      cmd_replay},
-    {"fuzz", "fuzz [--dir DIR] [--seed N] [--max-time S] TARGET [-- LIBFUZZER-FLAGS]",
-     "fuzz TARGET with its libFuzzer binary until a run fails, then replay the failure; exit 1 if one did",
+    {"fuzz", "fuzz [--dir DIR] [--seed N] [--max-time S] [--log FILE] TARGET [-- LIBFUZZER-FLAGS]",
+     "fuzz TARGET with its libFuzzer binary until a run fails, then replay the failure; exit 1 if one did; "
+     "--log appends a discovery log (HEISENFUZZ_LOG) for chart",
      cmd_fuzz},
     {"minimize",
      "minimize [-o MIN] [--expect MESSAGE] [--max-runs N] [--max-time S] [-q]\n"
@@ -195,6 +211,9 @@ static const struct command {
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
      "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features",
      hf_cmd_bench},
+    {"chart", "chart [-o FILE.svg] [--x logical|executions|wall] [--skip-bad] LOG...",
+     "draw discovery logs (HEISENFUZZ_LOG, fuzz --log) as an SVG: behaviours, Good-Turing, the plateau, crashes",
+     hf_cmd_chart},
     {"help", "help", "this text", cmd_help},
 };
 

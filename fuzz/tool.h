@@ -30,5 +30,6 @@ int hf_cmd_bench(int argc, char **argv);
 int hf_bench_search(int argc, char **argv);
 int hf_cmd_explore(int argc, char **argv);
 int hf_cmd_minimize(int argc, char **argv);
+int hf_cmd_chart(int argc, char **argv);
 
 #endif

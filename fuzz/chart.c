@@ -1,0 +1,476 @@
+/*
+ * chart.c — `heisenfuzz chart`: discovery logs drawn as one self-contained
+ * SVG.  Distinct behaviours (the raw discovery curve) and Chao1 on the left
+ * axis, Good-Turing's discovery probability on a logarithmic right axis,
+ * against logical time, executions or wall time; under the x axis the other
+ * two clocks read at the same ticks; the plateau and the crashes marked.
+ */
+#include "estimate.h"
+#include "files.h"
+#include "logread.h"
+#include "status.h"
+#include "tool.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- A growing text buffer ------------------------------------------------ */
+
+typedef struct text {
+    char *data;
+    size_t len, cap;
+    bool out_of_memory;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = t->cap - t->len;
+        int n = t->data ? vsnprintf(t->data + t->len, room, fmt, ap) : -1;
+        va_end(ap);
+        if (n >= 0 && (size_t)n < room) { t->len += (size_t)n; return; }
+        size_t cap = t->cap ? t->cap * 2 : 1 << 16;
+        while (n >= 0 && cap - t->len <= (size_t)n) cap *= 2;
+        char *grown = t->out_of_memory ? NULL : realloc(t->data, cap);
+        if (!grown) { t->out_of_memory = true; return; }
+        t->data = grown;
+        t->cap = cap;
+    }
+}
+
+/* Text for an SVG element: the log's names may hold any byte but space. */
+static void put_escaped(text *t, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': put(t, "&lt;"); break;
+        case '>': put(t, "&gt;"); break;
+        case '&': put(t, "&amp;"); break;
+        case '"': put(t, "&quot;"); break;
+        default: put(t, "%c", (unsigned char)*s >= 32 ? *s : '?');
+        }
+    }
+}
+
+/* ---- Axes ---------------------------------------------------------------- */
+
+typedef enum axis_kind { AXIS_LOGICAL, AXIS_EXECUTIONS, AXIS_WALL } axis_kind;
+
+static const char *const axis_names[] = {"logical", "executions", "wall"};
+
+static double x_of(const hf_progress *p, axis_kind axis) {
+    switch (axis) {
+    case AXIS_LOGICAL: return (double)p->logical_ns / 1e9;
+    case AXIS_EXECUTIONS: return (double)p->executions;
+    case AXIS_WALL: return p->wall_s;
+    }
+    return 0;
+}
+
+/* A time axis in the unit that suits its span. */
+typedef struct unit {
+    const char *name;
+    double seconds;
+} unit;
+
+static unit time_unit(double max_seconds) {
+    if (max_seconds < 2) return (unit){"ms", 1e-3};
+    if (max_seconds < 120) return (unit){"s", 1};
+    if (max_seconds < 7200) return (unit){"min", 60};
+    return (unit){"h", 3600};
+}
+
+/* A round step (1, 2 or 5 times a power of ten) giving about `ticks` ticks. */
+static double nice_step(double span, int ticks) {
+    double raw = span / ticks;
+    double p = pow(10, floor(log10(raw)));
+    double m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+/* "12,345". */
+static void grouped(char *out, size_t size, uint64_t v) {
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0) out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+}
+
+/* A count as a tick label: 0, 500, 1.5k, 20M. */
+static void count_label(char *out, size_t size, double v) {
+    static const char *const suffix[] = {"", "k", "M", "G", "T"};
+    int s = 0;
+    while (fabs(v) >= 1000 && s < 4) { v /= 1000; s++; }
+    snprintf(out, size, "%.*f%s", v == floor(v) ? 0 : 1, v, suffix[s]);
+}
+
+/* The value on `axis` of the point whose x on `along` is `x`, by linear
+ * interpolation: all three clocks only grow along a campaign. */
+static double read_across(const hf_campaign *c, axis_kind along, double x, axis_kind axis) {
+    const hf_progress *pts = c->points;
+    if (x <= x_of(&pts[0], along)) return x_of(&pts[0], axis) * (x > 0 ? x / x_of(&pts[0], along) : 0);
+    for (size_t i = 1; i < c->count; i++) {
+        double x1 = x_of(&pts[i], along);
+        if (x1 < x) continue;
+        double x0 = x_of(&pts[i - 1], along), y0 = x_of(&pts[i - 1], axis), y1 = x_of(&pts[i], axis);
+        return x1 > x0 ? y0 + (y1 - y0) * (x - x0) / (x1 - x0) : y1;
+    }
+    return x_of(&pts[c->count - 1], axis);
+}
+
+static void axis_value_label(char *out, size_t size, axis_kind axis, double v, unit u) {
+    if (axis == AXIS_EXECUTIONS) count_label(out, size, v);
+    else if (v == 0) snprintf(out, size, "0");
+    else snprintf(out, size, "%.3g %s", v / u.seconds, u.name);
+}
+
+/* ---- The drawing ---------------------------------------------------------- */
+
+enum { WIDTH = 1000, HEIGHT = 640, LEFT = 90, RIGHT = WIDTH - 90, TOP = 86, BOTTOM = HEIGHT - 150 };
+
+#define BEHAVIOUR_COLOUR "#1f5fbf"
+#define CHAO1_COLOUR "#7fa7e0"
+#define GOOD_TURING_COLOUR "#e07b00"
+#define PLATEAU_COLOUR "#2e8b3e"
+#define CRASH_COLOUR "#d0021b"
+
+typedef struct frame {
+    axis_kind axis;
+    double x_max, y_max;
+    double gt_low;           /* log10 of the right axis's bottom; its top is 1 */
+} frame;
+
+static double px(const frame *f, double x) { return LEFT + (RIGHT - LEFT) * x / f->x_max; }
+static double py(const frame *f, double y) { return BOTTOM - (BOTTOM - TOP) * y / f->y_max; }
+static double py_gt(const frame *f, double gt) {
+    double l = gt > 0 ? log10(gt) : f->gt_low;
+    if (l < f->gt_low) l = f->gt_low;
+    return BOTTOM - (BOTTOM - TOP) * (l - f->gt_low) / -f->gt_low;
+}
+
+typedef double series_fn(const hf_progress *p);
+static double behaviours_of(const hf_progress *p) { return (double)p->behaviours; }
+static double chao1_of(const hf_progress *p) { return hf_chao1(p->behaviours, p->f1, p->f2); }
+
+/* A polyline, leaving out points that land on the previous pixel. */
+static void put_series(text *t, const hf_campaign *c, const frame *f, series_fn *y_of, bool good_turing,
+                       const char *style) {
+    put(t, "<path %s d=\"", style);
+    double last_x = -1, last_y = -1;
+    for (size_t i = 0; i < c->count; i++) {
+        const hf_progress *p = &c->points[i];
+        double x = round(px(f, x_of(p, f->axis)) * 2) / 2;
+        double y = good_turing ? py_gt(f, hf_good_turing(p->f1, p->executions)) : py(f, y_of(p));
+        y = round(y * 2) / 2;
+        if (x == last_x && y == last_y && i + 1 < c->count) continue;
+        put(t, "%s%.1f %.1f", i ? " L" : "M", x, y);
+        last_x = x;
+        last_y = y;
+    }
+    put(t, "\"/>\n");
+}
+
+typedef struct episode {     /* a stretch where the plateau rule held */
+    hf_progress since;       /* the last discovery before it */
+    hf_progress held_from;   /* the point where the rule first held */
+    hf_progress until;       /* where it stopped holding, or the last point */
+} episode;
+
+/* The plateau rule along the merged series. */
+static size_t find_episodes(const hf_campaign *c, episode *out, size_t max) {
+    hf_plateau rule = {0};
+    size_t n = 0;
+    bool open = false;
+    for (size_t i = 0; i < c->count; i++) {
+        hf_plateau_update(&rule, &c->points[i]);
+        if (rule.holds && !open && n < max) {
+            out[n++] = (episode){rule.quiet_since, c->points[i], c->points[i]};
+            open = true;
+        } else if (open) {
+            out[n - 1].until = c->points[i];
+            open = rule.holds;
+        }
+    }
+    return n;
+}
+
+static void put_x_axis(text *t, const hf_campaign *c, const frame *f, unit units[3]) {
+    double step = nice_step(f->x_max / (f->axis == AXIS_EXECUTIONS ? 1 : units[f->axis].seconds), 8) *
+                  (f->axis == AXIS_EXECUTIONS ? 1 : units[f->axis].seconds);
+    axis_kind others[2];
+    int n = 0;
+    for (int a = 0; a < 3; a++)
+        if (a != (int)f->axis) others[n++] = (axis_kind)a;
+    for (int row = 0; row < 2; row++)
+        put(t, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"alt\">%s</text>\n", LEFT - 8,
+            BOTTOM + 38 + 16 * row, axis_names[others[row]]);
+    for (double x = 0; x <= f->x_max * (1 + 1e-9); x += step) {
+        double at = px(f, x);
+        char label[48];
+        put(t, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>\n", at, TOP, at, BOTTOM);
+        axis_value_label(label, sizeof label, f->axis, x, units[f->axis]);
+        put(t, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", at, BOTTOM + 18, label);
+        for (int row = 0; row < 2; row++) {
+            double v = read_across(c, f->axis, x, others[row]);
+            axis_value_label(label, sizeof label, others[row], v, units[others[row]]);
+            put(t, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"alt\">%s</text>\n", at,
+                BOTTOM + 38 + 16 * row, label);
+        }
+    }
+    const char *title = f->axis == AXIS_LOGICAL ? "logical time simulated (all processes)"
+                        : f->axis == AXIS_EXECUTIONS ? "executions (all processes)"
+                                                     : "wall-clock time since the first process began";
+    put(t, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"axis\">%s", (LEFT + RIGHT) / 2,
+        BOTTOM + 88, title);
+    if (f->axis != AXIS_EXECUTIONS) put(t, " (%s)", units[f->axis].name);
+    put(t, "</text>\n");
+}
+
+static void put_y_axes(text *t, const frame *f) {
+    double step = nice_step(f->y_max, 6);
+    for (double y = 0; y <= f->y_max * (1 + 1e-9); y += step) {
+        char label[32];
+        count_label(label, sizeof label, y);
+        put(t, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n", LEFT, py(f, y), RIGHT,
+            py(f, y));
+        put(t, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 8, py(f, y) + 4, label);
+    }
+    for (double l = f->gt_low; l <= 0; l += 1)
+        put(t, "<text x=\"%d\" y=\"%.1f\" fill=\"" GOOD_TURING_COLOUR "\">1e%d</text>\n", RIGHT + 8,
+            py_gt(f, pow(10, l)) + 4, (int)l);
+    put(t, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" class=\"axis\" "
+           "fill=\"" BEHAVIOUR_COLOUR "\">distinct behaviours</text>\n", LEFT - 58, (TOP + BOTTOM) / 2);
+    put(t, "<text transform=\"translate(%d %d) rotate(90)\" text-anchor=\"middle\" class=\"axis\" "
+           "fill=\"" GOOD_TURING_COLOUR "\">Good-Turing f1/n: chance the next run is new</text>\n",
+        RIGHT + 58, (TOP + BOTTOM) / 2);
+}
+
+static void put_plateaus(text *t, const frame *f, const episode *e, size_t n, const hf_progress *last) {
+    for (size_t i = 0; i < n; i++) {
+        double x0 = px(f, x_of(&e[i].since, f->axis)), x1 = px(f, x_of(&e[i].until, f->axis));
+        double held = px(f, x_of(&e[i].held_from, f->axis));
+        put(t, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"" PLATEAU_COLOUR
+               "\" fill-opacity=\"0.12\" class=\"plateau\"/>\n", x0, TOP, x1 - x0, BOTTOM - TOP);
+        put(t, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"" PLATEAU_COLOUR
+               "\" stroke-width=\"2\"/>\n", x0, TOP, x0, BOTTOM);
+        put(t, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"" PLATEAU_COLOUR
+               "\" stroke-dasharray=\"3 3\"/>\n", held, TOP, held, BOTTOM);
+        bool current = i == n - 1 && e[i].until.executions == last->executions;
+        if (!current) continue;
+        char logical[32], wall[32];
+        hf_format_duration(logical, sizeof logical, (double)e[i].since.logical_ns / 1e9);
+        hf_format_duration(wall, sizeof wall, e[i].since.wall_s);
+        put(t, "<text x=\"%.1f\" y=\"%d\" fill=\"" PLATEAU_COLOUR "\" text-anchor=\"%s\" class=\"mark\">"
+               "plateau since %s logical, %s wall</text>\n",
+            x0 + (x0 > (LEFT + RIGHT) / 2 ? -6 : 6), TOP + 16, x0 > (LEFT + RIGHT) / 2 ? "end" : "start",
+            logical, wall);
+    }
+}
+
+static void put_crashes(text *t, const hf_campaign *c, const frame *f) {
+    uint64_t before = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const hf_progress *p = &c->points[i];
+        if (p->crashes == before) continue;
+        double x = px(f, x_of(p, f->axis)), y = py(f, (double)p->behaviours);
+        put(t, "<path class=\"crash\" d=\"M%.1f %.1f l10 10 m0 -10 l-10 10\" stroke=\"" CRASH_COLOUR
+               "\" stroke-width=\"2.5\"/>\n", x - 5, y - 5);
+        if (p->crashes - before > 1)
+            put(t, "<text x=\"%.1f\" y=\"%.1f\" fill=\"" CRASH_COLOUR "\">%llu</text>\n", x + 7, y - 7,
+                (unsigned long long)(p->crashes - before));
+        before = p->crashes;
+    }
+}
+
+static void put_legend(text *t) {
+    int y = HEIGHT - 22;
+    put(t, "<g class=\"legend\">\n"
+           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"" BEHAVIOUR_COLOUR "\" stroke-width=\"2.5\"/>"
+           "<text x=\"%d\" y=\"%d\">distinct behaviours (raw curve)</text>\n",
+        LEFT, y, LEFT + 24, y, LEFT + 30, y + 4);
+    put(t, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"" CHAO1_COLOUR "\" stroke-width=\"2\" "
+           "stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%d\">Chao1 estimate</text>\n",
+        LEFT + 250, y, LEFT + 274, y, LEFT + 280, y + 4);
+    put(t, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"" GOOD_TURING_COLOUR "\" stroke-width=\"2\"/>"
+           "<text x=\"%d\" y=\"%d\">Good-Turing (right axis)</text>\n",
+        LEFT + 400, y, LEFT + 424, y, LEFT + 430, y + 4);
+    put(t, "<rect x=\"%d\" y=\"%d\" width=\"24\" height=\"12\" fill=\"" PLATEAU_COLOUR "\" fill-opacity=\"0.25\"/>"
+           "<text x=\"%d\" y=\"%d\">plateau</text>\n",
+        LEFT + 600, y - 6, LEFT + 630, y + 4);
+    put(t, "<path d=\"M%d %d l8 8 m0 -8 l-8 8\" stroke=\"" CRASH_COLOUR "\" stroke-width=\"2.5\"/>"
+           "<text x=\"%d\" y=\"%d\">crash</text>\n</g>\n",
+        LEFT + 710, y - 4, LEFT + 724, y + 4);
+}
+
+static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, const episode *plateau) {
+    const hf_progress *last = &c->points[c->count - 1];
+    char execs[32], behaviours[32], logical[32], wall[32];
+    grouped(execs, sizeof execs, last->executions);
+    grouped(behaviours, sizeof behaviours, last->behaviours);
+    hf_format_duration(logical, sizeof logical, (double)last->logical_ns / 1e9);
+    hf_format_duration(wall, sizeof wall, last->wall_s);
+    put(t, "<text x=\"%d\" y=\"30\" class=\"title\">Behaviour discovery: ", LEFT);
+    put_escaped(t, c->target);
+    put(t, " (");
+    put_escaped(t, c->engines);
+    put(t, ", %zu process%s)</text>\n", c->processes, c->processes == 1 ? "" : "es");
+    put(t, "<text x=\"%d\" y=\"52\" class=\"sub\">%s executions · %s logical · %s wall · %s behaviours, "
+           "Chao1 %.0f · Good-Turing %.1e · %llu crash%s</text>\n",
+        LEFT, execs, logical, wall, behaviours, hf_chao1(last->behaviours, last->f1, last->f2),
+        hf_good_turing(last->f1, last->executions), (unsigned long long)last->crashes,
+        last->crashes == 1 ? "" : "es");
+    put(t, "<text x=\"%d\" y=\"72\" class=\"sub\">", LEFT);
+    if (plateau) {
+        char since_logical[32], since_wall[32], at[32];
+        hf_format_duration(since_logical, sizeof since_logical, (double)plateau->since.logical_ns / 1e9);
+        hf_format_duration(since_wall, sizeof since_wall, plateau->since.wall_s);
+        grouped(at, sizeof at, plateau->since.executions);
+        put(t, "Plateau: nothing new since %s logical, %s wall (execution %s)", since_logical, since_wall, at);
+    } else {
+        put(t, "No plateau yet");
+    }
+    if (no_logical_time) put(t, " · no logical time was simulated, so x is executions");
+    if (c->skipped) put(t, " · %zu bad log line%s skipped", c->skipped, c->skipped == 1 ? "" : "s");
+    put(t, "</text>\n");
+}
+
+static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logical_time, const episode *e,
+                   size_t episodes) {
+    const hf_progress *last = &c->points[c->count - 1];
+    frame f = {.axis = axis, .x_max = x_of(last, axis), .gt_low = -1};
+    if (f.x_max <= 0) f.x_max = 1;
+    double s_max = 0, chao_max = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const hf_progress *p = &c->points[i];
+        if ((double)p->behaviours > s_max) s_max = (double)p->behaviours;
+        double ch = chao1_of(p);
+        if (ch > chao_max) chao_max = ch;
+        double gt = hf_good_turing(p->f1, p->executions);
+        if (gt > 0 && floor(log10(gt)) < f.gt_low) f.gt_low = floor(log10(gt));
+    }
+    /* Chao1 may dwarf the raw curve early on; the curve is what matters. */
+    double top = chao_max < 2 * s_max ? chao_max : 2 * s_max;
+    if (top < s_max) top = s_max;
+    if (top < 1) top = 1;
+    double step = nice_step(top, 6);
+    f.y_max = ceil(top * 1.02 / step) * step;
+
+    unit units[3] = {time_unit((double)last->logical_ns / 1e9), {"", 1}, time_unit(last->wall_s)};
+    const episode *current = episodes && e[episodes - 1].until.executions == last->executions ? &e[episodes - 1]
+                                                                                             : NULL;
+    put(t, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+           "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
+        WIDTH, HEIGHT, WIDTH, HEIGHT);
+    put(t, "<style>.grid{stroke:#e4e4e4}.title{font-size:18px;font-weight:bold}.sub{font-size:12.5px;fill:#444}"
+           ".alt{fill:#888;font-size:11px}.axis{font-size:13px}.mark{font-size:12px;font-weight:bold}</style>\n");
+    put(t, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", WIDTH, HEIGHT);
+    put(t, "<clipPath id=\"plot\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n", LEFT, TOP,
+        RIGHT - LEFT, BOTTOM - TOP);
+    put_titles(t, c, no_logical_time, current);
+    put_y_axes(t, &f);
+    put_x_axis(t, c, &f, units);
+    put(t, "<g clip-path=\"url(#plot)\">\n");
+    put_plateaus(t, &f, e, episodes, last);
+    put_series(t, c, &f, chao1_of, false,
+               "class=\"chao1\" fill=\"none\" stroke=\"" CHAO1_COLOUR "\" stroke-width=\"2\" stroke-dasharray=\"6 4\"");
+    put_series(t, c, &f, NULL, true,
+               "class=\"good-turing\" fill=\"none\" stroke=\"" GOOD_TURING_COLOUR "\" stroke-width=\"2\"");
+    put_series(t, c, &f, behaviours_of, false,
+               "class=\"behaviours\" fill=\"none\" stroke=\"" BEHAVIOUR_COLOUR "\" stroke-width=\"2.5\"");
+    put_crashes(t, c, &f);
+    put(t, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", LEFT, TOP,
+        RIGHT - LEFT, BOTTOM - TOP);
+    put_legend(t);
+    put(t, "</svg>\n");
+}
+
+/* ---- The command ---------------------------------------------------------- */
+
+enum { MAX_EPISODES = 64 };
+
+int hf_cmd_chart(int argc, char **argv) {
+    const char *output = "chart.svg";
+    axis_kind axis = AXIS_LOGICAL;
+    bool skip_bad = false;
+    const char **logs = calloc((size_t)argc, sizeof *logs);
+    size_t nlogs = 0;
+    if (!logs) return 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--skip-bad")) skip_bad = true;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--x")) {
+            if (i + 1 >= argc) { free(logs); return hf_usage_error("chart: %s needs a value", a); }
+            const char *v = argv[++i];
+            if (a[1] == 'o') output = v;
+            else if (!strcmp(v, "logical") || !strcmp(v, "hours")) axis = AXIS_LOGICAL;
+            else if (!strcmp(v, "executions")) axis = AXIS_EXECUTIONS;
+            else if (!strcmp(v, "wall")) axis = AXIS_WALL;
+            else { free(logs); return hf_usage_error("chart: --x is logical, executions or wall, not '%s'", v); }
+        } else if (a[0] == '-' && a[1]) {
+            free(logs);
+            return hf_usage_error("chart: unknown option '%s'", a);
+        } else logs[nlogs++] = a;
+    }
+    if (!nlogs) { free(logs); return hf_usage_error("chart needs at least one discovery log"); }
+
+    hf_campaign c;
+    char error[512];
+    int rc = hf_campaign_read(&c, logs, nlogs, skip_bad, error, sizeof error);
+    free(logs);
+    if (rc) {
+        fprintf(stderr, "heisenfuzz: %s%s\n", error,
+                strstr(error, "(byte") ? " (--skip-bad charts the good lines)" : "");
+        return 2;
+    }
+    if (c.skipped)
+        fprintf(stderr, "heisenfuzz: skipped %zu bad line%s; the first: %s\n", c.skipped,
+                c.skipped == 1 ? "" : "s", c.first_skipped);
+    const hf_progress *last = &c.points[c.count - 1];
+    bool no_logical_time = axis == AXIS_LOGICAL && last->logical_ns == 0;
+    if (no_logical_time) axis = AXIS_EXECUTIONS;
+
+    episode e[MAX_EPISODES];
+    size_t episodes = find_episodes(&c, e, MAX_EPISODES);
+    text svg = {0};
+    render(&svg, &c, axis, no_logical_time, e, episodes);
+    if (svg.out_of_memory) {
+        fprintf(stderr, "heisenfuzz: out of memory drawing %s\n", output);
+        hf_campaign_free(&c);
+        free(svg.data);
+        return 2;
+    }
+    rc = hf_write_file(output, svg.data, svg.len, error, sizeof error);
+    free(svg.data);
+    if (rc) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        hf_campaign_free(&c);
+        return 2;
+    }
+
+    /* The same figures in words, and the plateau if the rule holds now. */
+    hf_plateau rule = {0};
+    for (size_t i = 0; i < c.count; i++) hf_plateau_update(&rule, &c.points[i]);
+    char status[512];
+    hf_status_line(status, sizeof status, last, &rule);
+    printf("%s: %s (%s, %zu process%s), %zu points\n%s\n", output, c.target, c.engines, c.processes,
+           c.processes == 1 ? "" : "es", c.count, status);
+    if (rule.holds) {
+        char logical[32], wall[32];
+        hf_format_duration(logical, sizeof logical, (double)rule.quiet_since.logical_ns / 1e9);
+        hf_format_duration(wall, sizeof wall, rule.quiet_since.wall_s);
+        printf("plateau: no new behaviour since %s logical, %s wall, execution %llu\n", logical, wall,
+               (unsigned long long)rule.quiet_since.executions);
+    } else {
+        printf("plateau: not reached\n");
+    }
+    hf_campaign_free(&c);
+    return 0;
+}

@@ -1,0 +1,415 @@
+/*
+ * logread.c — parsing discovery logs and merging their processes.
+ *
+ * Reading is two passes: every line is checked and kept (start lines name
+ * processes, seen lines go to their process's list, stats lines become
+ * records), then the records are put in wall-clock order and swept once,
+ * adding each process's new seen lines to one table of signatures.
+ */
+#include "logread.h"
+#include "files.h"
+#include "species.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_FIELDS = 12, MAX_LINE = 512 };
+
+typedef struct process {
+    uint64_t id;
+    double start_unix;
+    uint64_t *seen;          /* signatures, in log order, one per seen line */
+    size_t seen_count, seen_cap;
+    size_t seen_merged;      /* how many the merge has added so far */
+    bool has_stats;
+    hf_progress last;        /* its latest stats line, as written */
+} process;
+
+typedef struct record {      /* one stats line */
+    double when;             /* unix seconds */
+    size_t order;            /* among all lines read, to break ties */
+    size_t process;
+    size_t seen_mark;        /* the process's seen lines written before it */
+    hf_progress p;           /* as written: wall_s is the process's own */
+} record;
+
+typedef struct reader {
+    hf_campaign *c;
+    process *procs;
+    size_t nprocs, procs_cap;
+    uint64_t *map_ids;       /* open addressing: process id -> index + 1 */
+    size_t *map_index;
+    size_t map_mask;
+    record *recs;
+    size_t nrecs, recs_cap;
+    size_t lines_read;
+    char target_where[300];  /* where the target was first named */
+    /* The line being read, for errors. */
+    const char *path;
+    size_t line, offset;
+    char error[512];
+    bool fatal;              /* the logs cannot be merged, skip_bad or not */
+} reader;
+
+static int fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(reader *r, const char *fmt, ...) {
+    int n = snprintf(r->error, sizeof r->error, "%s:%zu (byte %zu): ", r->path, r->line, r->offset);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof r->error) vsnprintf(r->error + n, sizeof r->error - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Grows *items (of `size` bytes each) to hold at least `need`. */
+static bool reserve(void **items, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t grown = *cap ? *cap * 2 : 64;
+    while (grown < need) grown *= 2;
+    void *p = realloc(*items, grown * size);
+    if (!p) return false;
+    *items = p;
+    *cap = grown;
+    return true;
+}
+
+/* ---- Fields ------------------------------------------------------------- */
+
+static bool parse_u64(const char *s, uint64_t *out) {
+    if (!*s) return false;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+/* Digits, a point, digits: what "%.Nf" prints for a non-negative value. */
+static bool parse_decimal(const char *s, double *out) {
+    const char *point = strchr(s, '.');
+    size_t len = strlen(s);
+    if (!point || point == s || point == s + len - 1) return false;
+    for (const char *p = s; *p; p++)
+        if (p != point && (*p < '0' || *p > '9')) return false;
+    *out = strtod(s, NULL);
+    return true;
+}
+
+/* Logical seconds: "S.NNNNNNNNN", exactly, into nanoseconds. */
+static bool parse_logical(const char *s, uint64_t *ns) {
+    const char *point = strchr(s, '.');
+    if (!point || strlen(point + 1) != 9) return false;
+    char whole[32];
+    size_t wlen = (size_t)(point - s);
+    if (wlen == 0 || wlen >= sizeof whole) return false;
+    memcpy(whole, s, wlen);
+    whole[wlen] = '\0';
+    uint64_t sec, frac;
+    if (!parse_u64(whole, &sec) || !parse_u64(point + 1, &frac)) return false;
+    if (sec > (UINT64_MAX - frac) / 1000000000u) return false;
+    *ns = sec * 1000000000u + frac;
+    return true;
+}
+
+static bool parse_hex(const char *s, size_t digits, uint64_t *out) {
+    if (strlen(s) != digits) return false;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+        if (d < 0) return false;
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return true;
+}
+
+/* ---- Processes by id ---------------------------------------------------- */
+
+static size_t find_process(const reader *r, uint64_t id) {
+    if (!r->map_ids) return 0;
+    for (size_t i = (size_t)hf_mix64(id) & r->map_mask; r->map_index[i];
+         i = (i + 1) & r->map_mask)
+        if (r->map_ids[i] == id) return r->map_index[i];
+    return 0;
+}
+
+static void map_insert(reader *r, uint64_t id, size_t index_plus_one) {
+    size_t i = (size_t)hf_mix64(id) & r->map_mask;
+    while (r->map_index[i]) i = (i + 1) & r->map_mask;
+    r->map_ids[i] = id;
+    r->map_index[i] = index_plus_one;
+}
+
+/* Room for one more process in the map, kept at most half full. */
+static bool map_reserve(reader *r) {
+    size_t cap = r->map_ids ? r->map_mask + 1 : 0;
+    if (2 * (r->nprocs + 1) <= cap) return true;
+    size_t grown = cap ? cap * 2 : 64;
+    uint64_t *ids = calloc(grown, sizeof *ids);
+    size_t *index = calloc(grown, sizeof *index);
+    if (!ids || !index) { free(ids); free(index); return false; }
+    uint64_t *old_ids = r->map_ids;
+    size_t *old_index = r->map_index;
+    r->map_ids = ids;
+    r->map_index = index;
+    r->map_mask = grown - 1;
+    for (size_t i = 0; i < cap; i++)
+        if (old_index[i]) map_insert(r, old_ids[i], old_index[i]);
+    free(old_ids);
+    free(old_index);
+    return true;
+}
+
+static int lookup_process(reader *r, const char *field, size_t *index) {
+    uint64_t id;
+    if (!parse_hex(field, 12, &id)) return fail(r, "process id '%s' is not 12 hex digits", field);
+    size_t found = find_process(r, id);
+    if (!found) return fail(r, "process %s has no start line before this one", field);
+    *index = found - 1;
+    return 0;
+}
+
+/* ---- Lines -------------------------------------------------------------- */
+
+static int read_start(reader *r, char **f, int n) {
+    if (n != 6) return fail(r, "a start line has 6 fields, this one %d", n);
+    uint64_t id, pid;
+    double unix_s;
+    if (!parse_hex(f[1], 12, &id)) return fail(r, "process id '%s' is not 12 hex digits", f[1]);
+    if (find_process(r, id)) return fail(r, "process %s starts a second time", f[1]);
+    if (!parse_decimal(f[2], &unix_s)) return fail(r, "start time '%s' is not a decimal number", f[2]);
+    if (!parse_u64(f[3], &pid)) return fail(r, "process number '%s' is not a number", f[3]);
+    if (strlen(f[4]) >= sizeof r->c->target) return fail(r, "target name too long");
+    if (strlen(f[5]) >= 32) return fail(r, "engine name too long");
+    hf_campaign *c = r->c;
+    if (c->target[0] && strcmp(c->target, f[4])) {
+        r->fatal = true;
+        return fail(r, "this log is of target %s, %s is of %s: a chart shows one target", f[4],
+                    r->target_where, c->target);
+    }
+    if (!reserve((void **)&r->procs, &r->procs_cap, r->nprocs + 1, sizeof *r->procs) || !map_reserve(r)) {
+        r->fatal = true;
+        return fail(r, "out of memory");
+    }
+    if (!c->target[0]) {
+        snprintf(c->target, sizeof c->target, "%s", f[4]);
+        snprintf(r->target_where, sizeof r->target_where, "%s:%zu", r->path, r->line);
+    }
+    /* Engines in order of appearance, each once: "libFuzzer+AFL++". */
+    char list[sizeof c->engines + 2], word[40];
+    snprintf(list, sizeof list, "+%s+", c->engines);
+    snprintf(word, sizeof word, "+%s+", f[5]);
+    size_t used = strlen(c->engines);
+    if (!strstr(list, word) && used + strlen(f[5]) + 2 <= sizeof c->engines)
+        snprintf(c->engines + used, sizeof c->engines - used, "%s%s", used ? "+" : "", f[5]);
+    process *p = &r->procs[r->nprocs++];
+    *p = (process){.id = id, .start_unix = unix_s};
+    map_insert(r, id, r->nprocs);
+    c->processes++;
+    return 0;
+}
+
+static int read_seen(reader *r, char **f, int n) {
+    if (n != 4) return fail(r, "a seen line has 4 fields, this one %d", n);
+    size_t pi;
+    uint64_t signature, count;
+    if (lookup_process(r, f[1], &pi)) return -1;
+    if (!parse_hex(f[2], 16, &signature)) return fail(r, "signature '%s' is not 16 hex digits", f[2]);
+    if (!parse_u64(f[3], &count) || count < 1 || count > 3)
+        return fail(r, "sighting count '%s' is not 1, 2 or 3", f[3]);
+    process *p = &r->procs[pi];
+    if (!reserve((void **)&p->seen, &p->seen_cap, p->seen_count + 1, sizeof *p->seen)) {
+        r->fatal = true;
+        return fail(r, "out of memory");
+    }
+    p->seen[p->seen_count++] = signature;
+    return 0;
+}
+
+static const char *const stats_fields[MAX_FIELDS] = {
+    "stats", "process", "wall seconds", "executions", "logical seconds", "behaviours",
+    "features", "f1", "f2", "good-turing", "chao1", "crashes",
+};
+
+static int read_stats(reader *r, char **f, int n) {
+    if (n != MAX_FIELDS) return fail(r, "a stats line has %d fields, this one %d", MAX_FIELDS, n);
+    size_t pi;
+    if (lookup_process(r, f[1], &pi)) return -1;
+    hf_progress s = {0};
+    if (!parse_decimal(f[2], &s.wall_s)) return fail(r, "wall seconds '%s' is not a decimal number", f[2]);
+    if (!parse_logical(f[4], &s.logical_ns))
+        return fail(r, "logical seconds '%s' is not seconds with 9 decimals", f[4]);
+    /* Fields 3 to 11 that are plain counts. */
+    uint64_t *counts[] = {&s.executions, NULL, &s.behaviours, &s.features, &s.f1, &s.f2,
+                          NULL, NULL, &s.crashes};
+    for (int i = 3; i < MAX_FIELDS; i++) {
+        if (!counts[i - 3]) continue;
+        if (!parse_u64(f[i], counts[i - 3]))
+            return fail(r, "%s '%s' is not a count", stats_fields[i], f[i]);
+    }
+    if (s.f1 + s.f2 > s.behaviours || s.behaviours > s.executions || s.crashes > s.executions)
+        return fail(r, "counts contradict each other (f1 + f2 <= behaviours <= executions, crashes <= executions)");
+    char expect[64];
+    snprintf(expect, sizeof expect, "%.6e", hf_good_turing(s.f1, s.executions));
+    if (strcmp(expect, f[9])) return fail(r, "good-turing '%s' is not f1/executions (%s)", f[9], expect);
+    snprintf(expect, sizeof expect, "%.3f", hf_chao1(s.behaviours, s.f1, s.f2));
+    if (strcmp(expect, f[10])) return fail(r, "chao1 '%s' does not follow from the counts (%s)", f[10], expect);
+    process *p = &r->procs[pi];
+    if (p->has_stats && (s.wall_s < p->last.wall_s || s.executions < p->last.executions ||
+                         s.logical_ns < p->last.logical_ns || s.behaviours < p->last.behaviours ||
+                         s.features < p->last.features || s.crashes < p->last.crashes))
+        return fail(r, "a count went backwards since this process's previous stats line");
+    if (!reserve((void **)&r->recs, &r->recs_cap, r->nrecs + 1, sizeof *r->recs)) {
+        r->fatal = true;
+        return fail(r, "out of memory");
+    }
+    r->recs[r->nrecs++] = (record){.when = p->start_unix + s.wall_s, .order = r->lines_read,
+                                   .process = pi, .seen_mark = p->seen_count, .p = s};
+    p->has_stats = true;
+    p->last = s;
+    return 0;
+}
+
+/* Checks one line (without its newline) and keeps what it says. */
+static int read_line(reader *r, const char *text, size_t len) {
+    if (len == 0 || text[0] == '#') return 0;   /* writers pad pages with these */
+    if (len >= MAX_LINE) return fail(r, "line longer than %d bytes", MAX_LINE - 1);
+    char buf[MAX_LINE];
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (memchr(text, '\0', len)) return fail(r, "a NUL byte inside the line");
+    char *f[MAX_FIELDS];
+    int n = 0;
+    for (char *p = buf;;) {
+        if (n == MAX_FIELDS) return fail(r, "more than %d fields", MAX_FIELDS);
+        char *space = strchr(p, ' ');
+        if (space) *space = '\0';
+        if (!*p) return fail(r, "field %d is empty", n + 1);
+        f[n++] = p;
+        if (!space) break;
+        p = space + 1;
+    }
+    if (!strcmp(f[0], "start")) return read_start(r, f, n);
+    if (!strcmp(f[0], "seen")) return read_seen(r, f, n);
+    if (!strcmp(f[0], "stats")) return read_stats(r, f, n);
+    return fail(r, "unknown kind of line '%.20s' (start, seen, stats)", f[0]);
+}
+
+static int read_log(reader *r, const char *path, bool skip_bad) {
+    size_t size;
+    uint8_t *data = hf_read_file(path, &size, r->error, sizeof r->error);
+    if (!data) {
+        r->fatal = true;
+        return -1;
+    }
+    r->path = path;
+    r->line = 0;
+    int status = 0;
+    for (size_t at = 0; at < size && status == 0;) {
+        const char *text = (const char *)data + at;
+        const char *newline = memchr(text, '\n', size - at);
+        size_t len = newline ? (size_t)(newline - text) : size - at;
+        r->line++;
+        r->offset = at;
+        r->lines_read++;
+        if (!newline) status = fail(r, "line cut short: no newline at the end of the file");
+        else status = read_line(r, text, len);
+        at += len + 1;
+        if (status && skip_bad && !r->fatal) {
+            if (!r->c->skipped++) snprintf(r->c->first_skipped, sizeof r->c->first_skipped, "%s", r->error);
+            status = 0;
+        }
+    }
+    free(data);
+    return status;
+}
+
+/* ---- Merging ------------------------------------------------------------ */
+
+static int by_time(const void *a, const void *b) {
+    const record *x = a, *y = b;
+    if (x->when != y->when) return x->when < y->when ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int merge(reader *r) {
+    hf_campaign *c = r->c;
+    c->points = calloc(r->nrecs, sizeof *c->points);
+    hf_species merged;
+    if (!c->points || !hf_species_init(&merged)) {
+        free(c->points);
+        c->points = NULL;
+        snprintf(r->error, sizeof r->error, "out of memory merging the logs");
+        return -1;
+    }
+    qsort(r->recs, r->nrecs, sizeof *r->recs, by_time);
+    double earliest = r->procs[0].start_unix;
+    for (size_t i = 1; i < r->nprocs; i++)
+        if (r->procs[i].start_unix < earliest) earliest = r->procs[i].start_unix;
+    for (size_t i = 0; i < r->nprocs; i++) r->procs[i].last = (hf_progress){0};
+
+    hf_progress total = {0};
+    for (size_t i = 0; i < r->nrecs; i++) {
+        const record *rec = &r->recs[i];
+        process *p = &r->procs[rec->process];
+        for (; p->seen_merged < rec->seen_mark; p->seen_merged++) {
+            if (!hf_species_add(&merged, p->seen[p->seen_merged])) {
+                hf_species_free(&merged);
+                snprintf(r->error, sizeof r->error, "out of memory merging the logs");
+                return -1;
+            }
+        }
+        total.executions += rec->p.executions - p->last.executions;
+        total.logical_ns += rec->p.logical_ns - p->last.logical_ns;
+        total.crashes += rec->p.crashes - p->last.crashes;
+        /* Each process's count only grows, so the largest latest count
+         * is the largest ever seen. */
+        if (rec->p.features > total.features) total.features = rec->p.features;
+        p->last = rec->p;
+        total.wall_s = rec->when - earliest;
+        total.behaviours = merged.distinct;
+        total.f1 = merged.f1;
+        total.f2 = merged.f2;
+        c->points[c->count++] = total;
+    }
+    hf_species_free(&merged);
+    return 0;
+}
+
+int hf_campaign_read(hf_campaign *c, const char *const *paths, size_t npaths, bool skip_bad,
+                     char *error, size_t error_size) {
+    assert(c && paths && npaths > 0);
+    *c = (hf_campaign){0};
+    reader r = {.c = c};
+    int status = 0;
+    for (size_t i = 0; i < npaths && status == 0; i++) status = read_log(&r, paths[i], skip_bad);
+    if (status == 0 && r.nrecs == 0) {
+        snprintf(r.error, sizeof r.error, "%s%s: no stats lines%s", paths[0], npaths > 1 ? " and the rest" : "",
+                 c->skipped ? " that are not bad" : "");
+        status = -1;
+    }
+    if (status == 0) status = merge(&r);
+    for (size_t i = 0; i < r.nprocs; i++) free(r.procs[i].seen);
+    free(r.procs);
+    free(r.map_ids);
+    free(r.map_index);
+    free(r.recs);
+    if (status) {
+        snprintf(error, error_size, "%s", r.error);
+        hf_campaign_free(c);
+    }
+    return status;
+}
+
+void hf_campaign_free(hf_campaign *c) {
+    free(c->points);
+    c->points = NULL;
+    c->count = 0;
+}
