@@ -130,7 +130,7 @@ objects=$(ls "$OUT"/obj/plain/*.o | grep -v 'fuzz_heisenfuzz\.c\.o$')
 # shellcheck disable=SC2086
 check "the emitted test compiles warning-free under -Wall -Wextra -Werror and links" \
     clang -std=c11 -Wall -Wextra -Werror -Ischedule -Ifuzz -Itests -o "$tmp/regress_test" \
-        "$tmp/regress/noisy_counter.c" $objects
+        "$tmp/regress/noisy_counter.c" $objects -lm
 "$tmp/regress_test" >"$tmp/test-out" 2>&1
 s=$?
 check "and passes: the failure in counter_buggy, none in counter" \
