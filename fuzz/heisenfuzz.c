@@ -207,9 +207,10 @@ static const struct command {
     {"explore", "explore TARGET [--strategy bytes|random|pct] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
      "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
      hf_cmd_explore},
-    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [TARGET...]",
+    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [TARGET...] | bench --species [--runs N] [TARGET...]",
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
-     "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features",
+     "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features; "
+     "--species: how two definitions of a run's behaviour (trace hash, behaviour features) saturate",
      hf_cmd_bench},
     {"chart", "chart [-o FILE.svg] [--x logical|executions|wall] [--skip-bad] LOG...",
      "draw discovery logs (HEISENFUZZ_LOG, fuzz --log) as an SVG: behaviours, Good-Turing, the plateau, crashes",
