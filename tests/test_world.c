@@ -185,6 +185,28 @@ static void test_every_fault_kind(void) {
               "an input with '%s' replays to the same trace hash and counters", name);
         save_input(dir, name, input, size);
     }
+
+    /* Storms: every kind allowed at once, then random decisions. */
+    int held = 0, stormy = 0;
+    for (int i = 0; i < 300; i++) {
+        uint8_t input[64];
+        size_t size = 0;
+        for (int k = 0; k < HF_FAULT_KIND_COUNT; k++) input[size++] = 0;
+        while (size < sizeof input) input[size++] = (uint8_t)next_random();
+        hf_result r;
+        hf_run(&cluster_target, input, size, &r);
+        held += r.outcome == HF_OK;
+        int kinds = 0;
+        for (int k = 0; k < HF_FAULT_KIND_COUNT; k++) kinds += hf_sim_stats_of_run()->faults[k] > 0;
+        stormy += kinds >= 3;
+        if (i < 4) {
+            char name[32];
+            snprintf(name, sizeof name, "storm%d", i + 1);
+            save_input(dir, name, input, size);
+        }
+    }
+    CHECK(held == 300 && stormy > 150, "cluster's invariants hold in %d of 300 storms (%d with 3 fault kinds or more)",
+          held, stormy);
 }
 
 static void test_calm(void) {
