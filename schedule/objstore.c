@@ -20,6 +20,7 @@
 typedef enum { OP_PUT, OP_GET, OP_LIST, OP_DELETE } op_kind;
 
 static const char *const op_names[] = {"put", "get", "list", "delete"};
+static const char *const op_calls[] = {"hf_store_put", "hf_store_get", "hf_store_list", "hf_store_delete"};
 
 typedef struct store_op {
     op_kind kind;
@@ -121,7 +122,7 @@ static hf_store_status request(store_op *op, uint64_t timeout_ns) {
     assert(timeout_ns > 0);
     hf_sim *s = hf_w.sim;
     const hf_store_options *o = &s->o.store;
-    sim_node *self = sim_self_node("hf_store");
+    sim_node *self = sim_self_node(op_calls[op->kind]);
     op->node = self->id;
     const char *what = hf_printf("%s %s by n%d", op_names[op->kind], op->key, self->id);
     if (op->kind == OP_PUT) sim_note(false, "store %s (%zu B)", what, op->size);

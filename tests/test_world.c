@@ -426,6 +426,133 @@ static void test_crash_loses_unsynced(void) {
     }
 }
 
+/* ---- Network semantics -------------------------------------------------------------
+ * A sender sends 200 numbered one-way messages, one every 50 us (the
+ * default delay is 200 us, so several are on the wire at once); the
+ * receiver logs what arrives. */
+
+enum { NET_MESSAGES = 200 };
+
+typedef struct net_log {
+    uint64_t got[4 * NET_MESSAGES];
+    int count;
+} net_log;
+
+static net_log *the_log;
+
+static void net_sender(void *arg) {
+    (void)arg;
+    for (uint64_t i = 1; i <= NET_MESSAGES; i++) {
+        hf_send(2, 0, &i, sizeof i);
+        hf_sleep(50 * HF_US);
+    }
+}
+
+static void net_receiver(void *arg) {
+    net_log *log = arg;
+    for (;;) {
+        hf_msg m;
+        hf_recv(&m, 0);
+        if (log->count < (int)(sizeof log->got / sizeof *log->got)) memcpy(&log->got[log->count++], m.data, 8);
+    }
+}
+
+static void net_main(void *arg) {
+    (void)arg;
+    hf_sim_options o;
+    hf_sim_options_init(&o);
+    /* Profile decisions 0..3: drop, duplicate, delay, reorder. */
+    o.faults = HF_FAULT_BIT(HF_FAULT_MSG_DROP) | HF_FAULT_BIT(HF_FAULT_MSG_DUPLICATE) |
+               HF_FAULT_BIT(HF_FAULT_MSG_DELAY) | HF_FAULT_BIT(HF_FAULT_MSG_REORDER);
+    o.phase.chaos_ns = 100 * HF_MS;
+    o.phase.quiet_ns = 100 * HF_MS;
+    hf_sim_start(&o);
+    the_log = hf_alloc(sizeof *the_log);
+    hf_node_add("sender", net_sender, NULL, 0);
+    hf_node_add("receiver", net_receiver, the_log, 0);
+}
+
+static const hf_target net_target = {.name = "net", .summary = "", .main = net_main};
+
+typedef struct net_shape {
+    int each_once;        /* every message arrived exactly once */
+    int in_order;         /* in the order sent */
+    int firsts_in_order;  /* first arrivals in the order sent */
+    int extra;            /* arrivals beyond the first of a message */
+    int distinct;         /* messages that arrived */
+} net_shape;
+
+static net_shape shape_of(const net_log *log) {
+    net_shape s = {1, 1, 1, 0, 0};
+    int seen[NET_MESSAGES + 1] = {0};
+    uint64_t last = 0, last_first = 0;
+    for (int i = 0; i < log->count; i++) {
+        uint64_t v = log->got[i];
+        if (v < last) s.in_order = 0;
+        last = v;
+        if (seen[v]++) { s.extra++; continue; }
+        if (v < last_first) s.firsts_in_order = 0;
+        last_first = v;
+        s.distinct++;
+    }
+    s.each_once = s.distinct == NET_MESSAGES && s.extra == 0;
+    return s;
+}
+
+/* A run whose profile allows the one kind at profile decision `kind`
+ * (0..3): the next deviation lands past the profile. */
+static void net_run(uint8_t kind, hf_result *r, net_shape *shape) {
+    uint8_t input[32];
+    size_t n = 0;
+    input[n++] = kind;
+    input[n++] = (uint8_t)(3 - kind + next_random() % 16);
+    for (int i = 0; i < 12; i++) input[n++] = (uint8_t)(next_random() % 16);
+    hf_run(&net_target, input, n, r);
+    *shape = shape_of(the_log);
+}
+
+static void test_network_semantics(void) {
+    hf_result r;
+    hf_run(&net_target, NULL, 0, &r);
+    net_shape calm = shape_of(the_log);
+    CHECK(r.outcome == HF_OK && calm.each_once && calm.in_order,
+          "calm network: each of %d messages arrives once, in the order sent (FIFO link)", NET_MESSAGES);
+
+    int reordered = 0, iff = 0, whole = 0;
+    for (int i = 0; i < 100; i++) {
+        net_shape s;
+        net_run(3, &r, &s);
+        bool fault = hf_sim_stats_of_run()->faults[HF_FAULT_MSG_REORDER] > 0;
+        reordered += !s.in_order;
+        iff += fault == !s.in_order;
+        whole += s.each_once;
+    }
+    CHECK(whole == 100 && reordered > 10 && iff == 100,
+          "reorder alone: nothing lost or doubled; order broken in %d of 100 runs, exactly those with a reorder "
+          "fault (%d agree)", reordered, iff);
+
+    int doubled = 0, counted = 0, firsts = 0;
+    for (int i = 0; i < 100; i++) {
+        net_shape s;
+        net_run(1, &r, &s);
+        doubled += s.extra > 0;
+        counted += (uint64_t)s.extra == hf_sim_stats_of_run()->dup_delivered && s.distinct == NET_MESSAGES;
+        firsts += s.firsts_in_order;
+    }
+    CHECK(doubled > 10 && counted == 100 && firsts == 100,
+          "duplicate alone: %d of 100 runs saw copies, as many as counted, the originals in order", doubled);
+
+    int lossy = 0, matches = 0;
+    for (int i = 0; i < 100; i++) {
+        net_shape s;
+        net_run(0, &r, &s);
+        lossy += s.distinct < NET_MESSAGES;
+        matches += (uint64_t)s.distinct == NET_MESSAGES - hf_sim_stats_of_run()->dropped && s.in_order && !s.extra;
+    }
+    CHECK(lossy > 10 && matches == 100,
+          "drop alone: %d of 100 runs lost messages, exactly the dropped ones, the rest in order", lossy);
+}
+
 /* ---- eventually ----------------------------------------------------------------- */
 
 static bool settled;
@@ -466,9 +593,11 @@ static void test_eventually(void) {
 /* ---- Bad options ------------------------------------------------------------------ */
 
 static hf_sim_options bad;
+static bool send_from_main;
 static void bad_main(void *arg) {
     (void)arg;
     hf_sim_start(&bad);
+    if (send_from_main) hf_send(1, 0, NULL, 0);
 }
 static const hf_target bad_target = {.name = "bad", .summary = "", .main = bad_main};
 
@@ -509,6 +638,10 @@ static void test_bad_options(void) {
     hf_sim_options_init(&bad);
     bad.net.kind_count = 3;
     expect_rejected("net.kind_names", "kind names missing for a kind count");
+    hf_sim_options_init(&bad);
+    send_from_main = true;
+    expect_rejected("hf_send was called by task main, which belongs to no node", "a send from outside any node");
+    send_from_main = false;
 }
 
 int main(void) {
@@ -516,6 +649,7 @@ int main(void) {
     test_bad_options();
     test_eventually();
     test_crash_loses_unsynced();
+    test_network_semantics();
     test_conservation();
     test_every_fault_kind();
     hf_runtime_free();
