@@ -228,13 +228,16 @@ void hf_reply(const hf_msg *request, int kind, const void *data, size_t size);
 const char *hf_msg_kind_name(int kind);
 
 /* ---- Disk: one per node, surviving its crashes -----------------------------
- * Files by name.  A write is volatile until an fsync of its file succeeds;
- * a crash loses the volatile writes (HF_FAULT_DISK_LOST_WRITES) or a torn
- * suffix of them (HF_FAULT_DISK_TORN_WRITE).  A failed fsync forgets the
- * writes it covered, which stay readable until a crash, as on Linux.
- * Creating, renaming and deleting a file is atomic and durable at once (as
- * if every such call synced its directory).  Each call takes its time from
- * hf_disk_options and is a scheduling point. */
+ * Files by name.  A write is volatile until an fsync of its file succeeds.
+ * When the run's profile has HF_FAULT_DISK_LOST_WRITES, a crash in the
+ * chaos period is a machine crash: it loses the volatile writes (with
+ * HF_FAULT_DISK_TORN_WRITE, all but a prefix of them, the last one torn);
+ * otherwise a crash is a process crash and the volatile writes survive.
+ * A failed fsync forgets the writes it covered: they never reach the media
+ * but stay readable until a machine crash, as on Linux.  Creating, renaming
+ * and deleting a file is atomic and durable at once (as if every such call
+ * synced its directory).  Each call takes its time from hf_disk_options and
+ * is a scheduling point. */
 typedef enum hf_io {
     HF_IO_OK,
     HF_IO_ERROR,                  /* the operation failed (an injected fault) */
