@@ -185,7 +185,8 @@ uint32_t hf_node_incarnation(int node); /* 1 on the first start, +1 per restart 
 
 /* A crash the target itself causes (a process that panics on an fsync
  * error, a test).  Crashing the caller's own node does not return.  The
- * node restarts after a decided downtime, as after a chaos crash. */
+ * node restarts after node.down_default_ns (no later than the end of the
+ * chaos period when it crashed in it). */
 void hf_node_crash(int node);
 
 /* ---- Clocks ----------------------------------------------------------------
