@@ -23,7 +23,8 @@
  * hf_fault_kind order, default no; then, if the profile has world faults
  * (below), the time of the first one.  Those are the run's first decisions
  * when the target calls hf_sim_start first, so the empty input is calm and
- * the input byte K alone allows exactly fault kind K.  Then:
+ * the input byte K alone allows exactly the K-th allowed kind (fault kind K
+ * when the options allow all).  Then:
  *
  *   chaos period  [0, chaos_ns)          faults of the profile may happen
  *   quiet period  [chaos_ns, +quiet_ns)  no new faults; partitions and clogs
@@ -43,7 +44,8 @@
  * Nodes are numbered 1..hf_node_count() in the order they were added and
  * appear as n1, n2, ... in the timeline.  Network, disk and store calls act
  * for the node of the calling task (tasks inherit the node of the task that
- * spawned them) and must come from a node's task.
+ * spawned them); a call from a task outside every node fails the run
+ * (HF_FAIL_CONFIG).
  */
 #ifndef HF_SIM_H
 #define HF_SIM_H
@@ -222,7 +224,9 @@ bool hf_recv(hf_msg *m, uint64_t timeout_ns);
  * the request may have been lost, or served with its reply lost. */
 bool hf_call(int to, int kind, const void *data, size_t size, uint64_t timeout_ns, hf_msg *reply);
 
-/* Answers a request taken by hf_recv. */
+/* Answers a request taken by hf_recv.  (For several requests in flight
+ * from one task, as a pipelining client does, send them with hf_send and
+ * match the answers by a correlation id of the target's own.) */
 void hf_reply(const hf_msg *request, int kind, const void *data, size_t size);
 
 /* The timeline name of a message kind. */
