@@ -182,7 +182,9 @@ static hf_task *choose_next(hf_why why) {
     hf_task *self = hf_w.current;
     hf_w.accesses = 0;
     for (;;) {
-        hf_task *runnable[HF_MAX_TASKS];
+        /* In the world, not on the stack: a 3 KiB frame on every step is
+         * expensive under ASan's stack-use-after-return checking. */
+        hf_task **runnable = hf_w.runnable;
         int n = 0;
         for (int i = 0; i < hf_w.task_count; i++)
             if (hf_w.tasks[i].state == TASK_RUNNABLE) runnable[n++] = &hf_w.tasks[i];
@@ -191,10 +193,9 @@ static hf_task *choose_next(hf_why why) {
                 hf_fail(HF_FAIL_STEPS, NULL, "the workload never finished: step budget of %llu ran out",
                         (unsigned long long)hf_w.max_steps);
             int dflt = default_choice(runnable, n, self, why);
-            int ids[HF_MAX_TASKS];
             if (hf_w.decider.strategy) {    /* PCT needs to know which tasks these are */
-                for (int i = 0; i < n; i++) ids[i] = runnable[i]->id;
-                hf_w.decider.task_options = ids;
+                for (int i = 0; i < n; i++) hf_w.runnable_ids[i] = runnable[i]->id;
+                hf_w.decider.task_options = hf_w.runnable_ids;
             }
             int pick = (int)hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, (uint64_t)dflt);
             hf_w.decider.task_options = NULL;

@@ -60,6 +60,8 @@ typedef struct hf_world {
     hf_task tasks[HF_MAX_TASKS]; /* index id - 1 */
     int task_count;
     hf_task *current;            /* NULL while the main context runs */
+    hf_task *runnable[HF_MAX_TASKS];   /* scratch for choose_next */
+    int runnable_ids[HF_MAX_TASKS];
     hf_task *last_run;           /* for RUN events: only changes are traced */
     hf_task *killer;             /* the task a killed task hands control back to */
     uint64_t now;
