@@ -57,16 +57,19 @@ static uint64_t in_process_runs(const hf_target *t, int strategy, uint64_t seed,
     return max + 1;
 }
 
-/* Runs the target's libFuzzer binary from an empty corpus; returns the
- * executions to its first crash, max + 1 when none, 0 on error. */
-static uint64_t libfuzzer_runs(const char *fuzzer, bool features, uint64_t seed, uint64_t max) {
+/* Runs the target's libFuzzer binary from an empty corpus, with the
+ * target's dictionary when it has one (as `heisenfuzz fuzz` does); returns
+ * the executions to its first crash, max + 1 when none, 0 on error. */
+static uint64_t libfuzzer_runs(const char *fuzzer, const char *dict, bool features, uint64_t seed, uint64_t max) {
     char dir[] = "/tmp/heisenfuzz-bench-XXXXXX";
     if (!mkdtemp(dir)) return 0;
-    char cmd[PATH_MAX * 3];
+    char dict_arg[PATH_MAX + 16] = "";
+    if (access(dict, R_OK) == 0) snprintf(dict_arg, sizeof dict_arg, "-dict='%s'", dict);
+    char cmd[PATH_MAX * 4];
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && %s '%s' -seed=%" PRIu64 " -runs=%" PRIu64 " -print_final_stats=1 "
+             "cd '%s' && %s '%s' %s -seed=%" PRIu64 " -runs=%" PRIu64 " -print_final_stats=1 "
              "-exact_artifact_path='%s/crash' 2>&1",
-             dir, features ? "" : "HEISENFUZZ_FEATURES=0", fuzzer, seed, max, dir);
+             dir, features ? "" : "HEISENFUZZ_FEATURES=0", fuzzer, dict_arg, seed, max, dir);
     FILE *p = popen(cmd, "r");
     uint64_t executed = 0;
     if (p) {
@@ -99,9 +102,20 @@ static void print_count(uint64_t v, uint64_t max) {
     else printf(" %13" PRIu64, v);
 }
 
+static bool is_buggy(const hf_target *t) {
+    size_t len = strlen(t->name);
+    return len > 6 && !strcmp(t->name + len - 6, "_buggy");
+}
+
 static int search_target(const hf_target *t, const search_options *o, const char *bin_dir) {
-    char fuzzer[PATH_MAX + 64];
+    if (!is_buggy(t)) {
+        fprintf(stderr, "heisenfuzz: bench --search needs a buggy target (NAME_buggy), not %s\n", t->name);
+        return 2;
+    }
+    char fuzzer[PATH_MAX + 64], dict[PATH_MAX + 64];
     snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
+    size_t family = strlen(t->name) - strlen("_buggy");
+    snprintf(dict, sizeof dict, "%s/../dict/%.*s.dict", bin_dir, (int)family, t->name);
     if (access(fuzzer, X_OK) != 0) {
         fprintf(stderr, "heisenfuzz: no fuzzer binary %s (build it with ./build.sh)\n", fuzzer);
         return 2;
@@ -110,7 +124,7 @@ static int search_target(const hf_target *t, const search_options *o, const char
     for (int s = 0; s < STRATEGIES; s++) {
         for (int seed = 1; seed <= o->seeds; seed++) {
             uint64_t n = s < 2 ? in_process_runs(t, s, (uint64_t)seed, o->max_runs)
-                               : libfuzzer_runs(fuzzer, s == 3, (uint64_t)seed, o->max_runs);
+                               : libfuzzer_runs(fuzzer, dict, s == 3, (uint64_t)seed, o->max_runs);
             if (n == 0) {
                 fprintf(stderr, "heisenfuzz: %s did not run\n", fuzzer);
                 return 2;
@@ -152,10 +166,8 @@ int hf_bench_search(int argc, char **argv) {
             status = t ? search_target(t, &o, bin_dir) : 2;
         }
     } else {
-        for (const hf_target *const *t = hf_targets; *t && !status; t++) {
-            size_t len = strlen((*t)->name);
-            if (len > 6 && !strcmp((*t)->name + len - 6, "_buggy")) status = search_target(*t, &o, bin_dir);
-        }
+        for (const hf_target *const *t = hf_targets; *t && !status; t++)
+            if (is_buggy(*t)) status = search_target(*t, &o, bin_dir);
     }
     return status;
 }
