@@ -9,7 +9,9 @@
 
 #define HF_FOR_EACH_TARGET(X) \
     X(counter_target)         \
-    X(counter_buggy_target)
+    X(counter_buggy_target)   \
+    X(metrics_race_target)    \
+    X(metrics_race_buggy_target)
 
 #define HF_DECLARE_TARGET(sym) extern const hf_target sym;
 HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)
