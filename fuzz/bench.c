@@ -14,18 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <ucontext.h>
 
 #ifndef HF_FIBER_UCONTEXT
 void hf_fiber_switch_raw(void **save_sp, void *load_sp);
 #endif
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 enum { REPEATS = 5 };
 static long iterations;
@@ -44,9 +37,9 @@ static double bench_raw_switch(void) {
     hf_fiber_init_main(&ping_main);
     if (!hf_fiber_create(&ping_fiber, raw_pong)) return 0;
     hf_fiber_switch_raw(&ping_main.sp, ping_fiber.sp);   /* start it */
-    double t0 = now_seconds();
+    double t0 = hf_wall_seconds();
     for (long i = 0; i < iterations; i++) hf_fiber_switch_raw(&ping_main.sp, ping_fiber.sp);
-    double t = now_seconds() - t0;
+    double t = hf_wall_seconds() - t0;
     hf_fiber_release(&ping_fiber);
     return t / (2.0 * (double)iterations);
 }
@@ -61,9 +54,9 @@ static double bench_fiber_switch(void) {
     hf_fiber_init_main(&ping_main);
     if (!hf_fiber_create(&ping_fiber, fiber_pong)) return 0;
     hf_fiber_switch(&ping_main, &ping_fiber);
-    double t0 = now_seconds();
+    double t0 = hf_wall_seconds();
     for (long i = 0; i < iterations; i++) hf_fiber_switch(&ping_main, &ping_fiber);
-    double t = now_seconds() - t0;
+    double t = hf_wall_seconds() - t0;
     hf_fiber_release(&ping_fiber);
     return t / (2.0 * (double)iterations);
 }
@@ -83,9 +76,9 @@ static double bench_swapcontext(void) {
     makecontext(&uc_pong, uc_pong_fn, 0);
     swapcontext(&uc_main, &uc_pong);
     long n = iterations / 20 + 1;    /* it is slow enough to need fewer */
-    double t0 = now_seconds();
+    double t0 = hf_wall_seconds();
     for (long i = 0; i < n; i++) swapcontext(&uc_main, &uc_pong);
-    return (now_seconds() - t0) / (2.0 * (double)n);
+    return (hf_wall_seconds() - t0) / (2.0 * (double)n);
 }
 
 /* ---- Scheduling decisions inside a run ----------------------------------- */
@@ -117,9 +110,9 @@ static double bench_decision(bool switch_point) {
     use_switch_point = switch_point;
     yields_per_task = iterations / 2;
     hf_result r;
-    double t0 = now_seconds();
+    double t0 = hf_wall_seconds();
     hf_run(&t, NULL, 0, &r);
-    double t1 = now_seconds();
+    double t1 = hf_wall_seconds();
     if (r.outcome != HF_OK) {
         fprintf(stderr, "heisenfuzz: bench run failed: %s\n", r.message);
         return 0;
@@ -133,7 +126,7 @@ static double bench_runs(const hf_target *t, long runs, long *failures) {
     uint8_t input[64];
     uint64_t state = 0x9e3779b97f4a7c15u;
     *failures = 0;
-    double t0 = now_seconds();
+    double t0 = hf_wall_seconds();
     for (long i = 0; i < runs; i++) {
         /* Inputs from a fixed generator: the same ones every time. */
         size_t len = (size_t)(i % (long)sizeof input);
@@ -145,7 +138,7 @@ static double bench_runs(const hf_target *t, long runs, long *failures) {
         hf_run(t, input, len, &r);
         *failures += r.outcome != HF_OK;
     }
-    return (double)runs / (now_seconds() - t0);
+    return (double)runs / (hf_wall_seconds() - t0);
 }
 
 static double best(double (*f)(void)) {

@@ -14,6 +14,10 @@ int hf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The named target, or NULL after printing an error. */
 const hf_target *hf_tool_target(const char *name);
 
+/* Monotonic wall-clock seconds: for the tool's own timing, never inside a run. */
+double hf_wall_seconds(void);
+
 int hf_cmd_bench(int argc, char **argv);
+int hf_cmd_explore(int argc, char **argv);
 
 #endif

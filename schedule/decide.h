@@ -28,6 +28,10 @@
  * A choice with a single option (lo == hi) is not a decision: it reads
  * nothing.  The stream records each deviation it took (its decision index
  * and value), so a run can be re-encoded — the minimizer edits that list.
+ *
+ * Instead of bytes, a strategy (uniform random, PCT: fuzz/strategy.c) may
+ * take the decisions.  They are recorded the same way, so a run driven by a
+ * strategy re-encodes into an ordinary input file that replays it.
  */
 #ifndef HF_DECIDE_H
 #define HF_DECIDE_H
@@ -45,6 +49,14 @@ typedef struct hf_deviation {
 
 enum { HF_DEVIATIONS_KEPT = 1024 };   /* deviations recorded per run */
 
+typedef struct hf_strategy hf_strategy;
+struct hf_strategy {
+    /* Returns the value of a decision in [lo, hi] whose default is `dflt`.
+     * For a choice of the next task, `tasks` lists the ids of the options in
+     * order (hi - lo + 1 of them); for any other decision it is NULL. */
+    uint64_t (*decide)(hf_strategy *s, uint64_t lo, uint64_t hi, uint64_t dflt, const int *tasks);
+};
+
 typedef struct hf_decider {
     const uint8_t *data;
     size_t size;
@@ -52,10 +64,17 @@ typedef struct hf_decider {
     uint64_t index;          /* decisions made so far */
     uint64_t next_deviation; /* index of the next deviating decision, or UINT64_MAX */
     uint32_t deviations;     /* deviations taken */
+    hf_strategy *strategy;   /* when set, it decides instead of the bytes */
+    const int *task_options; /* set by the scheduler around a choice of task */
     hf_deviation taken[HF_DEVIATIONS_KEPT];
 } hf_decider;
 
 void hf_decider_init(hf_decider *d, const uint8_t *data, size_t size);
+void hf_decider_init_strategy(hf_decider *d, hf_strategy *strategy);
+
+/* The bytes that replay the decisions taken so far (see
+ * hf_encode_deviations); NULL-safe counts as for that function. */
+size_t hf_decider_encode(const hf_decider *d, uint8_t *out, size_t cap);
 
 /* A value in [lo, hi]; `dflt` (within the range) when undisturbed. */
 uint64_t hf_decide_range(hf_decider *d, uint64_t lo, uint64_t hi, uint64_t dflt);

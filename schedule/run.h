@@ -46,6 +46,10 @@ enum { HF_DEFAULT_MAX_STEPS = 100000 };
 
 void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out);
 
+/* A run whose decisions a strategy takes instead of bytes; afterwards
+ * hf_decider_encode(hf_last_decisions(), ...) gives the bytes that replay it. */
+void hf_run_strategy(const hf_target *t, hf_strategy *strategy, hf_result *out);
+
 const char *hf_outcome_name(hf_outcome o);
 
 /* The last run's trace and decisions. */

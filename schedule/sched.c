@@ -178,7 +178,13 @@ static hf_task *choose_next(hf_why why) {
                 hf_fail(HF_FAIL_STEPS, NULL, "the workload never finished: step budget of %llu ran out",
                         (unsigned long long)hf_w.max_steps);
             int dflt = default_choice(runnable, n, self, why);
+            int ids[HF_MAX_TASKS];
+            if (hf_w.decider.strategy) {    /* PCT needs to know which tasks these are */
+                for (int i = 0; i < n; i++) ids[i] = runnable[i]->id;
+                hf_w.decider.task_options = ids;
+            }
             int pick = (int)hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, (uint64_t)dflt);
+            hf_w.decider.task_options = NULL;
             last_pick_deviated = pick != dflt;
             return runnable[pick];
         }
@@ -423,7 +429,7 @@ void hf_note(const char *fmt, ...) {
 
 /* ---- The run ------------------------------------------------------------- */
 
-static void reset_world(const hf_target *t, const uint8_t *data, size_t size) {
+static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf_strategy *strategy) {
     hf_arena_reset(&hf_w.arena);
     hf_w.target = t;
     hf_w.task_count = 0;
@@ -441,7 +447,8 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size) {
     live_tasks = 0;
     last_pick_deviated = false;
     memset(&hf_w.result, 0, sizeof hf_w.result);
-    hf_decider_init(&hf_w.decider, data, size);
+    if (strategy) hf_decider_init_strategy(&hf_w.decider, strategy);
+    else hf_decider_init(&hf_w.decider, data, size);
     hf_trace_reset(&hf_w.trace);
     hf_fiber_init_main(&hf_w.main_fiber);
 }
@@ -463,10 +470,11 @@ static void tear_down(void) {
         if (hf_w.tasks[i].started) hf_fiber_release(&hf_w.tasks[i].fiber);
 }
 
-void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out) {
+static void run(const hf_target *t, const uint8_t *data, size_t size, hf_strategy *strategy,
+                hf_result *out) {
     assert(t && t->main && t->name);
     assert(!hf_w.current && "hf_run cannot be nested");
-    reset_world(t, data, size);
+    reset_world(t, data, size, strategy);
     hf_spawn("main", t->main, NULL);
     if (setjmp(main_env) == 0) transfer(NULL, choose_next(WHY_START));
     tear_down();
@@ -477,6 +485,14 @@ void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out
     r->deviations = hf_w.decider.deviations;
     r->trace_hash = hf_trace_hash(&hf_w.trace);
     *out = *r;
+}
+
+void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out) {
+    run(t, data, size, NULL, out);
+}
+
+void hf_run_strategy(const hf_target *t, hf_strategy *strategy, hf_result *out) {
+    run(t, NULL, 0, strategy, out);
 }
 
 const hf_trace *hf_last_trace(void) { return &hf_w.trace; }

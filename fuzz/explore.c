@@ -1,0 +1,194 @@
+/*
+ * explore.c — `heisenfuzz explore`: run a target over many schedules drawn
+ * by a baseline strategy (uniform random bytes, uniform random decisions,
+ * PCT) and count the failures.  It answers "how often does chance alone hit
+ * this bug?", the figure a coverage-guided search must beat, and soaks the
+ * fixed variants of targets for false alarms.
+ */
+#include "files.h"
+#include "run.h"
+#include "strategy.h"
+#include "tool.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { STRATEGY_BYTES, STRATEGY_RANDOM, STRATEGY_PCT } strategy_kind;
+
+static const char *const strategy_names[] = {"bytes", "random", "pct"};
+
+typedef struct explore_options {
+    strategy_kind strategy;
+    uint64_t runs;          /* how many runs at most */
+    uint64_t seed;
+    int depth;              /* PCT's d */
+    size_t max_len;         /* bytes strategy: inputs of 0..max_len bytes */
+    bool until_fail;        /* stop at the first failure */
+    const char *save_dir;   /* write the first failing input there */
+} explore_options;
+
+/* Distinct failure messages and how often each was seen. */
+enum { MAX_KINDS = 16 };
+typedef struct failure_kind { char message[sizeof ((hf_result *)0)->message]; uint64_t count; } failure_kind;
+
+static int parse_u64(const char *text, const char *flag, uint64_t *out) {
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (!*text || *end || text[0] == '-') return hf_usage_error("explore: %s needs a whole number, not '%s'", flag, text);
+    *out = v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, explore_options *o, const char **target) {
+    *o = (explore_options){STRATEGY_RANDOM, 10000, 1, 3, 64, false, NULL};
+    *target = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-') {
+            if (*target) return hf_usage_error("explore: more than one target given");
+            *target = a;
+            continue;
+        }
+        if (!strcmp(a, "--until-fail")) { o->until_fail = true; continue; }
+        if (i + 1 >= argc) return hf_usage_error("explore: %s needs a value", a);
+        const char *v = argv[++i];
+        uint64_t n;
+        if (!strcmp(a, "--strategy")) {
+            int k = -1;
+            for (int s = 0; s < 3; s++) if (!strcmp(v, strategy_names[s])) k = s;
+            if (k < 0) return hf_usage_error("explore: unknown strategy '%s' (bytes, random or pct)", v);
+            o->strategy = (strategy_kind)k;
+        } else if (!strcmp(a, "--runs")) {
+            if (parse_u64(v, a, &o->runs)) return 2;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_u64(v, a, &o->seed)) return 2;
+        } else if (!strcmp(a, "--depth")) {
+            if (parse_u64(v, a, &n)) return 2;
+            if (n < 1 || n > HF_PCT_MAX_DEPTH) return hf_usage_error("explore: --depth must be 1..%d", HF_PCT_MAX_DEPTH);
+            o->depth = (int)n;
+        } else if (!strcmp(a, "--max-len")) {
+            if (parse_u64(v, a, &n)) return 2;
+            if (n > 1 << 20) return hf_usage_error("explore: --max-len must be at most 1048576");
+            o->max_len = (size_t)n;
+        } else if (!strcmp(a, "-o")) {
+            o->save_dir = v;
+        } else {
+            return hf_usage_error("explore: unknown option '%s'", a);
+        }
+    }
+    if (!*target) return hf_usage_error("explore needs a target");
+    return 0;
+}
+
+static void note_failure(failure_kind *kinds, int *count, const char *message) {
+    for (int k = 0; k < *count; k++)
+        if (!strcmp(kinds[k].message, message)) { kinds[k].count++; return; }
+    if (*count == MAX_KINDS) return;
+    snprintf(kinds[*count].message, sizeof kinds[*count].message, "%s", message);
+    kinds[(*count)++].count = 1;
+}
+
+static int save_input(const explore_options *o, const hf_target *t, const uint8_t *data, size_t size) {
+    char path[4096], error[512];
+    snprintf(path, sizeof path, "%s/%s-%s-seed%" PRIu64 "-first-failure", o->save_dir, t->name,
+             strategy_names[o->strategy], o->seed);
+    if (hf_write_file(path, data, size, error, sizeof error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        return -1;
+    }
+    fprintf(stderr, "heisenfuzz: first failing input saved as %s\n", path);
+    return 0;
+}
+
+int hf_cmd_explore(int argc, char **argv) {
+    explore_options o;
+    const char *target_name;
+    int status = parse_options(argc, argv, &o, &target_name);
+    if (status) return status;
+    const hf_target *t = hf_tool_target(target_name);
+    if (!t) return 2;
+
+    hf_random_strategy random;
+    hf_pct_strategy pct;
+    hf_rng bytes_rng;
+    hf_random_strategy_init(&random, o.seed);
+    hf_pct_strategy_init(&pct, o.seed, o.depth);
+    hf_rng_seed(&bytes_rng, o.seed);
+    uint8_t *input = malloc(o.max_len ? o.max_len : 1);
+    if (!input) { fprintf(stderr, "heisenfuzz: out of memory\n"); return 2; }
+
+    if (o.strategy == STRATEGY_PCT) {
+        /* PCT needs k, the steps of a run: learn it from the calm run. */
+        hf_result calm;
+        hf_run(t, NULL, 0, &calm);
+        hf_pct_end_run(&pct, calm.steps);
+    }
+
+    failure_kind kinds[MAX_KINDS];
+    int kind_count = 0;
+    uint64_t failures = 0, first_failure = 0, logical_ns = 0, run = 0;
+    double start = hf_wall_seconds(), last_status = start;
+    for (run = 1; run <= o.runs; run++) {
+        hf_result r;
+        size_t len = 0;
+        switch (o.strategy) {
+        case STRATEGY_BYTES:
+            len = (size_t)hf_rng_below(&bytes_rng, o.max_len + 1);
+            for (size_t b = 0; b < len; b++) input[b] = (uint8_t)hf_rng_next(&bytes_rng);
+            hf_run(t, input, len, &r);
+            break;
+        case STRATEGY_RANDOM:
+            hf_run_strategy(t, &random.base, &r);
+            break;
+        case STRATEGY_PCT:
+            hf_pct_begin_run(&pct);
+            hf_run_strategy(t, &pct.base, &r);
+            hf_pct_end_run(&pct, r.steps);
+            break;
+        }
+        logical_ns += r.time_ns;
+        if (r.outcome != HF_OK) {
+            failures++;
+            note_failure(kinds, &kind_count, r.message);
+            if (failures == 1) {
+                first_failure = run;
+                if (o.save_dir) {
+                    if (o.strategy != STRATEGY_BYTES) {
+                        size_t need = hf_decider_encode(hf_last_decisions(), NULL, 0);
+                        uint8_t *encoded = malloc(need ? need : 1);
+                        if (!encoded) { free(input); return 2; }
+                        hf_decider_encode(hf_last_decisions(), encoded, need);
+                        if (save_input(&o, t, encoded, need) != 0) { free(encoded); free(input); return 2; }
+                        free(encoded);
+                    } else if (save_input(&o, t, input, len) != 0) {
+                        free(input);
+                        return 2;
+                    }
+                }
+            }
+            if (o.until_fail) break;
+        }
+        double now = hf_wall_seconds();
+        if (now - last_status >= 2.0) {
+            fprintf(stderr, "#%" PRIu64 "\tfailures: %" PRIu64 "\truns/s: %.0f\tlogical: %.3f h\n", run, failures,
+                    (double)run / (now - start), (double)logical_ns / HF_SEC / 3600);
+            last_status = now;
+        }
+    }
+    if (run > o.runs) run = o.runs;
+    double elapsed = hf_wall_seconds() - start;
+    free(input);
+
+    printf("target: %s\nstrategy: %s", t->name, strategy_names[o.strategy]);
+    if (o.strategy == STRATEGY_PCT) printf(" (depth %d, k=%" PRIu64 ")", o.depth, pct.steps_estimate);
+    printf(", seed %" PRIu64 "\n", o.seed);
+    printf("runs: %" PRIu64 "\nfailures: %" PRIu64 " (%.4f%%)\n", run, failures,
+           run ? 100.0 * (double)failures / (double)run : 0.0);
+    if (failures) printf("first failure: run %" PRIu64 "\n", first_failure);
+    for (int k = 0; k < kind_count; k++) printf("  %" PRIu64 " x %s\n", kinds[k].count, kinds[k].message);
+    printf("logical time: %.6f h\nwall time: %.2f s (%.0f runs/s)\n", (double)logical_ns / HF_SEC / 3600, elapsed,
+           elapsed > 0 ? (double)run / elapsed : 0.0);
+    return failures ? 1 : 0;
+}
