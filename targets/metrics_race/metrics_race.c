@@ -29,8 +29,9 @@
 typedef struct service_options {
     int handlers;                   /* request handler tasks */
     int requests;                   /* requests the client sends in all */
-    uint64_t latency_default_ms;    /* time to serve a request, undisturbed */
-    uint64_t latency_max_ms;        /* the slowest a request may be, when disturbed */
+    uint64_t latency_default_us;    /* time to serve a request, undisturbed */
+    uint64_t latency_min_us;        /* the fastest a request may be, when disturbed */
+    uint64_t latency_max_us;        /* the slowest */
     uint64_t scrape_interval_ns;    /* between two scrapes of the exporter */
 } service_options;
 
@@ -57,8 +58,8 @@ static void client(void *arg) {
     int outstanding = 0;
     for (int id = 1; id <= s->options.requests; id++) {
         request r = {.id = id};
-        r.latency_us = hf_pick("request latency (ms)", 1, s->options.latency_max_ms,
-                               s->options.latency_default_ms) * (HF_MS / HF_US);
+        r.latency_us = hf_pick("request latency (us)", s->options.latency_min_us, s->options.latency_max_us,
+                               s->options.latency_default_us);
         s->served_expected++;
         s->latency_sum_expected_us += r.latency_us;
         hf_note("send request %d", id);
@@ -79,7 +80,7 @@ static void handler(void *arg) {
     service *s = arg;
     request r;
     while (hf_chan_recv(s->queue, &r)) {
-        hf_note("serve request %d (%llu ms)", r.id, (unsigned long long)(r.latency_us * HF_US / HF_MS));
+        hf_note("serve request %d (%llu us)", r.id, (unsigned long long)r.latency_us);
         hf_sleep(r.latency_us * HF_US);
         metrics_request_served(&s->metrics, r.latency_us);
         hf_sem_post(&s->answers);
@@ -111,8 +112,9 @@ static void run_service(bool indivisible_updates) {
     s->options = (service_options){
         .handlers = (int)hf_pick("handlers", 2, 4, 3),
         .requests = (int)hf_pick("requests", 2, 24, 12),
-        .latency_default_ms = 4,
-        .latency_max_ms = 150,
+        .latency_default_us = 4000,
+        .latency_min_us = 100,
+        .latency_max_us = 150000,
         .scrape_interval_ns = 10 * HF_MS,
     };
     metrics_init(&s->metrics, indivisible_updates);
