@@ -126,14 +126,18 @@ size_t hf_chan_len(const hf_chan *c);
  *   hf_sometimes(cond, msg)             cond holds at least once in a campaign
  *   hf_reachable(msg)                   reached at least once in a campaign
  *   hf_unreachable(msg)                 never reached
+ *   hf_eventually(cond, msg)            cond holds at the end of the quiet
+ *                                       period (evaluated only in a check
+ *                                       registered with hf_sim_at_end, sim.h)
  *
- * A false always/always_or_unreachable, or a reached unreachable, ends the
- * run as a failure.  The campaign-wide ones are counted in a catalogue of
+ * A false always/always_or_unreachable/eventually, or a reached
+ * unreachable, ends the run as a failure.  The campaign-wide ones are counted in a catalogue of
  * every property compiled in (prop.h), so a campaign can list those that
  * never held — including those never even reached.
  */
 typedef enum hf_prop_kind {
     HF_ALWAYS, HF_ALWAYS_OR_UNREACHABLE, HF_SOMETIMES, HF_REACHABLE, HF_UNREACHABLE,
+    HF_EVENTUALLY,
 } hf_prop_kind;
 
 typedef struct hf_prop {
@@ -163,6 +167,7 @@ void hf_prop_eval(hf_prop *p, bool cond);
 #define hf_sometimes(cond, msg)             HF_PROP_(HF_SOMETIMES, (cond) ? true : false, msg)
 #define hf_reachable(msg)                   HF_PROP_(HF_REACHABLE, true, msg)
 #define hf_unreachable(msg)                 HF_PROP_(HF_UNREACHABLE, false, msg)
+#define hf_eventually(cond, msg)            HF_PROP_(HF_EVENTUALLY, (cond) ? true : false, msg)
 
 /* ---- A target ------------------------------------------------------------ */
 

@@ -19,6 +19,7 @@ const char *hf_prop_kind_name(hf_prop_kind kind) {
     case HF_SOMETIMES: return "sometimes";
     case HF_REACHABLE: return "reachable";
     case HF_UNREACHABLE: return "unreachable";
+    case HF_EVENTUALLY: return "eventually";
     }
     return "?";
 }
@@ -26,7 +27,11 @@ const char *hf_prop_kind_name(hf_prop_kind kind) {
 void hf_prop_eval(hf_prop *p, bool cond) {
     p->reached++;
     if (cond) p->held++;
-    bool violated = (p->kind == HF_ALWAYS || p->kind == HF_ALWAYS_OR_UNREACHABLE) ? !cond
+    /* An eventually property means "by the end of the quiet period": it is
+     * evaluated only then (sim.c's end checks). */
+    assert(p->kind != HF_EVENTUALLY || hf_w.in_end_checks);
+    bool violated = (p->kind == HF_ALWAYS || p->kind == HF_ALWAYS_OR_UNREACHABLE ||
+                     p->kind == HF_EVENTUALLY) ? !cond
                   : p->kind == HF_UNREACHABLE;
     if (violated) hf_fail(HF_FAIL_PROPERTY, p, "%s", p->message);
 }
@@ -43,7 +48,7 @@ hf_prop *hf_prop_at(size_t i) {
 
 bool hf_prop_unmet(const hf_prop *p) {
     switch (p->kind) {
-    case HF_ALWAYS: case HF_REACHABLE: return p->reached == 0;
+    case HF_ALWAYS: case HF_REACHABLE: case HF_EVENTUALLY: return p->reached == 0;
     case HF_SOMETIMES: return p->held == 0;
     case HF_ALWAYS_OR_UNREACHABLE: return false;
     case HF_UNREACHABLE: return p->reached != 0;

@@ -23,6 +23,7 @@ typedef enum hf_outcome {
     HF_FAIL_TIME,        /* the logical-time budget ran out */
     HF_FAIL_SPIN,        /* a task ran too long without reaching a scheduling point */
     HF_FAIL_LIMIT,       /* the run outgrew a fixed runtime limit (tasks) */
+    HF_FAIL_CONFIG,      /* the target configured the runtime wrongly (a bad option) */
 } hf_outcome;
 
 typedef struct hf_result {

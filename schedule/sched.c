@@ -15,6 +15,7 @@
  * task goes on; otherwise the next runnable task after it, round robin.
  * Time only moves when nothing is runnable: it jumps to the earliest timer.
  */
+#include "prop.h"
 #include "world.h"
 
 #include <assert.h>
@@ -36,7 +37,7 @@ static void emit_as(int task, hf_event_kind kind, int64_t a, int64_t b, const ch
 }
 
 void hf_emit(hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags) {
-    emit_as(hf_w.current ? hf_w.current->id : 0, kind, a, b, text, flags);
+    emit_as(hf_w.current && !hf_w.in_callback ? hf_w.current->id : 0, kind, a, b, text, flags);
 }
 
 /* ---- Failure ------------------------------------------------------------- */
@@ -74,7 +75,7 @@ static void timer_swap(size_t i, size_t j) {
     hf_w.timers[j] = tmp;
 }
 
-static void timer_push(uint64_t deadline, hf_task *t) {
+static void timer_push(uint64_t deadline, hf_task *t, hf_timer_fn *fn, void *arg) {
     if (hf_w.timer_count == hf_w.timer_cap) {
         size_t cap = hf_w.timer_cap ? 2 * hf_w.timer_cap : 64;
         hf_timer *grown = realloc(hf_w.timers, cap * sizeof *grown);
@@ -83,7 +84,7 @@ static void timer_push(uint64_t deadline, hf_task *t) {
         hf_w.timer_cap = cap;
     }
     size_t i = hf_w.timer_count++;
-    hf_w.timers[i] = (hf_timer){deadline, hf_w.timer_seq++, t, t->timer_gen};
+    hf_w.timers[i] = (hf_timer){deadline, hf_w.timer_seq++, t, t ? t->timer_gen : 0, fn, arg};
     while (i > 0 && timer_before(&hf_w.timers[i], &hf_w.timers[(i - 1) / 2])) {
         timer_swap(i, (i - 1) / 2);
         i = (i - 1) / 2;
@@ -107,7 +108,12 @@ static hf_timer timer_pop(void) {
 }
 
 static bool timer_is_live(const hf_timer *t) {
-    return t->gen == t->task->timer_gen && t->task->state == TASK_BLOCKED;
+    return !t->task || (t->gen == t->task->timer_gen && t->task->state == TASK_BLOCKED);
+}
+
+void hf_at(uint64_t when, hf_timer_fn *fn, void *arg) {
+    assert(fn && when >= hf_w.now);
+    timer_push(when, NULL, fn, arg);
 }
 
 /* A task woken before its deadline leaves its timer behind; it must not make
@@ -128,6 +134,12 @@ static void advance_time(void) {
     while (hf_w.timer_count && hf_w.timers[0].deadline <= hf_w.now) {
         hf_timer t = timer_pop();
         if (!timer_is_live(&t)) continue;
+        if (!t.task) {
+            hf_w.in_callback = true;
+            t.fn(t.arg);
+            hf_w.in_callback = false;
+            continue;
+        }
         t.task->timed_out = true;
         if (t.task->waiting_in) emit_as(t.task->id, HF_EV_TIMEOUT, 0, 0, t.task->waiting_for, 0);
         hf_wake(t.task);
@@ -244,6 +256,7 @@ static void task_entry(void) {
 }
 
 void hf_task_kill(hf_task *t) {
+    assert(!hf_w.in_callback && "a timer callback cannot kill a task");
     hf_task *self = hf_current();
     if (t->state == TASK_DONE) return;
     if (t->waiting_in) waitq_remove(t->waiting_in, t);
@@ -262,6 +275,14 @@ void hf_task_kill(hf_task *t) {
     hf_w.killer = NULL;
 }
 
+void hf_end_run(void) {
+    hf_task *self = hf_current();
+    assert(!hf_w.stopping && !hf_w.in_callback);
+    hf_w.stopping = true;
+    transfer(self, NULL);   /* resumed only to unwind */
+    abort();
+}
+
 hf_task *hf_current(void) {
     assert(hf_w.current && "this call needs a running task of a run");
     return hf_w.current;
@@ -274,7 +295,7 @@ int hf_spawn_flags(const char *name, hf_task_fn *fn, void *arg, unsigned flags) 
     hf_task *t = &hf_w.tasks[hf_w.task_count];
     memset(t, 0, sizeof *t);
     t->id = ++hf_w.task_count;
-    t->node = hf_w.current ? hf_w.current->node : 0;
+    t->node = hf_w.current && !hf_w.in_callback ? hf_w.current->node : 0;
     t->name = name;
     t->fn = fn;
     t->arg = arg;
@@ -329,6 +350,7 @@ hf_task *hf_waitq_pop(hf_waitq *q) {
 }
 
 static void block_self(hf_waitq *q, const char *waiting_for, uint64_t timeout_ns, bool traced) {
+    assert(!hf_w.in_callback && "a timer callback cannot block");
     hf_task *self = hf_current();
     self->state = TASK_BLOCKED;
     self->waiting_for = waiting_for;
@@ -339,7 +361,7 @@ static void block_self(hf_waitq *q, const char *waiting_for, uint64_t timeout_ns
         q->tail = self;
         self->wait_next = NULL;
     }
-    if (timeout_ns) timer_push(hf_w.now + timeout_ns, self);
+    if (timeout_ns) timer_push(hf_w.now + timeout_ns, self, NULL, NULL);
     if (traced) hf_emit(HF_EV_BLOCK, 0, 0, waiting_for, 0);
     reschedule(WHY_BLOCK);
 }
@@ -444,6 +466,9 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     hf_w.timer_count = 0;
     hf_w.timer_seq = 0;
     hf_w.stopping = false;
+    hf_w.in_callback = false;
+    hf_w.in_end_checks = false;
+    hf_w.sim = NULL;
     live_tasks = 0;
     last_pick_deviated = false;
     memset(&hf_w.result, 0, sizeof hf_w.result);
@@ -507,6 +532,7 @@ const char *hf_outcome_name(hf_outcome o) {
     case HF_FAIL_TIME: return "time budget";
     case HF_FAIL_SPIN: return "spin";
     case HF_FAIL_LIMIT: return "limit";
+    case HF_FAIL_CONFIG: return "config";
     }
     return "?";
 }
@@ -519,9 +545,7 @@ void hf_print_failure(FILE *out, const hf_result *r) {
     if (r->outcome == HF_OK) return;
     fprintf(out, "heisenfuzz: run failed (%s): %s\n", hf_outcome_name(r->outcome), r->message);
     if (r->property)
-        fprintf(out, "  property: %s \"%s\" (%s:%d)\n",
-                r->property->kind == HF_UNREACHABLE ? "unreachable" :
-                r->property->kind == HF_ALWAYS_OR_UNREACHABLE ? "always_or_unreachable" : "always",
+        fprintf(out, "  property: %s \"%s\" (%s:%d)\n", hf_prop_kind_name(r->property->kind),
                 r->property->message, r->property->file, r->property->line);
     fprintf(out, "  at logical time %.9f s, in task %s, after %llu steps and %llu decisions (%u non-default)\n",
             (double)r->time_ns / HF_SEC, r->failed_task ? hf_task_name(r->failed_task) : "-",

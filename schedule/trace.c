@@ -37,8 +37,24 @@ static const char *kind_word[HF_EV_KIND_COUNT] = {
     [HF_EV_SPAWN] = "spawn", [HF_EV_RUN] = "run", [HF_EV_BLOCK] = "wait",
     [HF_EV_WAKE] = "wake", [HF_EV_SLEEP] = "sleep", [HF_EV_TIMEOUT] = "timeout",
     [HF_EV_EXIT] = "exit", [HF_EV_KILL] = "killed", [HF_EV_DECIDE] = "decide", [HF_EV_NOTE] = "",
-    [HF_EV_FAIL] = "FAIL",
+    [HF_EV_FAIL] = "FAIL", [HF_EV_MSG] = "message", [HF_EV_FAULT] = "fault",
 };
+
+static void print_message(FILE *out, const hf_event *e) {
+    static const char *const what_word[] = {
+        [HF_MSG_SEND] = "send", [HF_MSG_DELIVER] = "deliver", [HF_MSG_LOST_PARTITION] = "lost",
+        [HF_MSG_LOST_DOWN] = "lost", [HF_MSG_UNMATCHED] = "discard",
+    };
+    hf_msg_event what = HF_MSG_EVENT_WHAT(e->b);
+    int to = HF_MSG_EVENT_TO(e->b);
+    fprintf(out, "%s %smsg#%" PRId64 " n%d->n%d %s", what <= HF_MSG_UNMATCHED ? what_word[what] : "?",
+            HF_MSG_EVENT_COPY(e->b) ? "copy of " : "", e->a, HF_MSG_EVENT_FROM(e->b), to,
+            e->text ? e->text : "?");
+    if (what == HF_MSG_LOST_PARTITION) fprintf(out, " (partition)");
+    else if (what == HF_MSG_LOST_DOWN) fprintf(out, " (n%d down)", to);
+    else if (what == HF_MSG_UNMATCHED) fprintf(out, " (no call waits for it)");
+    fputc('\n', out);
+}
 
 void hf_trace_print_event(FILE *out, const hf_event *e, const char *(*task_name)(int id)) {
     /* Decisive (non-default) events are marked in the margin. */
@@ -57,6 +73,8 @@ void hf_trace_print_event(FILE *out, const hf_event *e, const char *(*task_name)
         break;
     case HF_EV_NOTE:    fprintf(out, "%s\n", e->text); break;
     case HF_EV_FAIL:    fprintf(out, "FAIL %s\n", e->text); break;
+    case HF_EV_MSG:     print_message(out, e); break;
+    case HF_EV_FAULT:   fprintf(out, "%s\n", e->text); break;
     default:            fprintf(out, "%s\n", kind_word[e->kind]); break;
     }
 }

@@ -28,8 +28,30 @@ typedef enum hf_event_kind {
     HF_EV_DECIDE,     /* a workload decision that deviated; text = what, a = value, b = default */
     HF_EV_NOTE,       /* text = the target's own words */
     HF_EV_FAIL,       /* text = why the run failed */
+    HF_EV_MSG,        /* a message moved: a = its id, b = HF_MSG_EVENT(...), text = its kind's name */
+    HF_EV_FAULT,      /* a fault of the simulated world: a = hf_fault_kind, text = what happened */
     HF_EV_KIND_COUNT
 } hf_event_kind;
+
+/* What happened to a message (HF_EV_MSG).  Message events are the hot path
+ * of a simulation, so they carry numbers and are put into words only when
+ * printed. */
+typedef enum hf_msg_event {
+    HF_MSG_SEND,
+    HF_MSG_DELIVER,
+    HF_MSG_LOST_PARTITION,   /* arrived across a partition */
+    HF_MSG_LOST_DOWN,        /* arrived at a crashed node, or was in its inbox at the crash */
+    HF_MSG_UNMATCHED,        /* a reply no call waits for any more */
+} hf_msg_event;
+
+/* b of an HF_EV_MSG event: what, the two nodes, and whether this is the
+ * network's extra copy of the message. */
+#define HF_MSG_EVENT(what, from, to, copy) \
+    ((int64_t)(what) | (int64_t)(from) << 8 | (int64_t)(to) << 16 | (int64_t)((copy) ? 1 : 0) << 24)
+#define HF_MSG_EVENT_WHAT(b) ((hf_msg_event)((b) & 0xff))
+#define HF_MSG_EVENT_FROM(b) ((int)(((b) >> 8) & 0xff))
+#define HF_MSG_EVENT_TO(b)   ((int)(((b) >> 16) & 0xff))
+#define HF_MSG_EVENT_COPY(b) ((int)(((b) >> 24) & 1))
 
 enum { HF_EV_DEVIATED = 1 };   /* flag: caused by a non-default decision */
 

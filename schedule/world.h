@@ -37,11 +37,17 @@ typedef struct hf_task {
     hf_waitq joiners;
 } hf_task;
 
+/* Work the runtime does at a logical time, outside any task (a message
+ * arriving, say).  It may wake and spawn tasks, never block or kill. */
+typedef void hf_timer_fn(void *arg);
+
 typedef struct hf_timer {
     uint64_t deadline;
     uint64_t seq;                /* ties at one instant fire in arming order */
-    hf_task *task;
+    hf_task *task;               /* the task to wake; NULL for a callback */
     uint64_t gen;                /* task->timer_gen when armed */
+    hf_timer_fn *fn;             /* the callback, when task is NULL */
+    void *arg;
 } hf_timer;
 
 typedef enum { WHY_START, WHY_POINT, WHY_YIELD, WHY_BLOCK, WHY_EXIT } hf_why;
@@ -61,6 +67,9 @@ typedef struct hf_world {
     size_t timer_count, timer_cap;
     uint64_t timer_seq;
     bool stopping;               /* the run has ended; tasks are being unwound */
+    bool in_callback;            /* a timer callback runs: events belong to the runtime */
+    bool in_end_checks;          /* the simulated world's end checks run (hf_eventually) */
+    struct hf_sim *sim;          /* the simulated world of the run (sim.h), or NULL */
     hf_decider decider;
     hf_trace trace;
     hf_arena arena;
@@ -77,6 +86,13 @@ hf_task *hf_waitq_pop(hf_waitq *q);
 void hf_fail(hf_outcome outcome, const hf_prop *p, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 hf_task *hf_current(void);   /* asserts that a task is running */
+/* Calls fn(arg) when logical time reaches `when` (not before now).  Timers
+ * due at one instant fire in the order they were armed, once no task is
+ * runnable. */
+void hf_at(uint64_t when, hf_timer_fn *fn, void *arg);
+/* Ends the run now, as a success, from a task: every other task is unwound
+ * as at the end of a run.  For the simulated world's end. */
+void hf_end_run(void) __attribute__((noreturn));
 hf_task *hf_task_by_id(int id);
 /* Ends task `t` at once, wherever it is suspended: it unwinds (no more of
  * its code runs), its joiners wake, and control comes straight back to the
