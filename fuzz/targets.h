@@ -10,6 +10,7 @@
 #define HF_FOR_EACH_TARGET(X) \
     X(counter_target)         \
     X(counter_buggy_target)   \
+    X(cluster_target)         \
     X(metrics_race_target)    \
     X(metrics_race_buggy_target)
 

@@ -20,7 +20,8 @@
  * Life of a run.  hf_sim_start validates the options (a bad one fails the
  * run as HF_FAIL_CONFIG with a message naming the field), then takes the
  * fault profile: one yes/no decision per fault kind the options allow, in
- * hf_fault_kind order, default no.  Those are the run's first decisions
+ * hf_fault_kind order, default no; then, if the profile has world faults
+ * (below), the time of the first one.  Those are the run's first decisions
  * when the target calls hf_sim_start first, so the empty input is calm and
  * the input byte K alone allows exactly fault kind K.  Then:
  *
@@ -49,7 +50,7 @@
 
 #include "hf.h"
 
-enum { HF_MAX_NODES = 32 };
+enum { HF_MAX_NODES = 16 };
 
 /* ---- Fault kinds ----------------------------------------------------------
  * The order is part of the input format (the profile decisions follow it):
@@ -270,6 +271,7 @@ hf_store_status hf_store_get(const char *key, const void **data, size_t *size, u
  * beginning with `prefix`. */
 hf_store_status hf_store_list(const char *prefix, const char *const **keys, size_t *count,
                               uint64_t timeout_ns);
+/* Deleting a missing key is no error, as in S3. */
 hf_store_status hf_store_delete(const char *key, uint64_t timeout_ns);
 
 const char *hf_store_status_name(hf_store_status s);
