@@ -61,3 +61,6 @@ holds() {
 
 found metrics_race_buggy metrics_race "the exported totals equal the number of updates" 200000
 holds metrics_race 20000
+found kafka_idempotent_buggy kafka_idempotent \
+    "for each producer, the records in the log appear in send order, without duplicates" 200000
+holds kafka_idempotent 20000
