@@ -14,7 +14,9 @@
     X(metrics_race_target)    \
     X(metrics_race_buggy_target) \
     X(kafka_idempotent_target) \
-    X(kafka_idempotent_buggy_target)
+    X(kafka_idempotent_buggy_target) \
+    X(lease_lock_target) \
+    X(lease_lock_buggy_target)
 
 #define HF_DECLARE_TARGET(sym) extern const hf_target sym;
 HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)

@@ -70,6 +70,11 @@ static const incident incidents[] = {
      "decision 0: the fault profile allows message delays; decision 14: the LeaderAndIsr to broker1 "
      "takes 6 ms (corrIds 21, 22 NotLeaderOrFollower, 23 NotEnoughReplicas, 24 baseSeq 4188 written first)",
      {0x00, 0x0d, 0x3f, 0x80, 0x58}, 5, 0.005},
+    {"lease_lock", "targets/lease_lock/", "lease_lock_buggy",
+     "at most one client believes it holds the lock at any logical instant",
+     "decision 2: the fault profile allows clock skew; decision 4: client1's clock is 8 ms behind; "
+     "decision 15: client1 works 80 ms under its first 50 ms lease",
+     {0x02, 0x01, 0xe0, 0x2e, 0x0a, 0x6f, 0x11, 0x01}, 8, 0.005},
 };
 enum { INCIDENTS = sizeof incidents / sizeof *incidents };
 

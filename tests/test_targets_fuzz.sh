@@ -64,3 +64,5 @@ holds metrics_race 20000
 found kafka_idempotent_buggy kafka_idempotent \
     "for each producer, the records in the log appear in send order, without duplicates" 200000
 holds kafka_idempotent 20000
+found lease_lock_buggy lease_lock "at most one client believes it holds the lock at any logical instant" 300000
+holds lease_lock 20000
