@@ -5,7 +5,8 @@
 #   out/heisenfuzz             the command-line tool (all targets linked in)
 #   out/<target>_fuzzer        one libFuzzer binary per target
 #   out/<target>_afl           one AFL++ binary per target (when afl++ is installed)
-#   out/tests/*                the test programs (run by tests/run.sh)
+#   out/tests/*                the test programs (run by tests/run.sh), among them
+#                              test_regress_NAME for each tests/regress/NAME.c
 #
 #   ./build.sh [--deps] [--sanitizer address|undefined|memory] [--opt LEVEL] [--out DIR]
 #
@@ -20,7 +21,7 @@ set -euo pipefail
 shopt -s inherit_errexit   # a failed compile inside $(...) stops the build
 cd "$(dirname "$0")"
 
-DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++"
+DEBIAN_PACKAGES="clang libclang-rt-14-dev llvm libxxhash-dev afl++ zip"
 
 die() { echo "build.sh: $*" >&2; exit 2; }
 
@@ -39,10 +40,14 @@ install_deps() {
 # The targets' symbols, from the one list in fuzz/targets.h.
 target_symbols() { grep -o 'X([a-z0-9_]*_target)' fuzz/targets.h | sed 's/X(\(.*\))/\1/'; }
 
+regress_sources() { ls tests/regress/*.c 2>/dev/null || true; }
+
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
-# Everything in fuzz/ but the per-target harness; tests link it all but main().
-TOOL_SOURCES="$(ls fuzz/*.c | grep -v '^fuzz/harness\.c$')"
+# Everything in fuzz/ but what belongs in a fuzzer binary (the harness and
+# its engine feedback); tests link it all but main().
+HARNESS_SOURCES="fuzz/harness.c fuzz/feedback.c"
+TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$')"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
@@ -70,7 +75,7 @@ local_build() {
             --sanitizer) [ $# -ge 2 ] || die "--sanitizer needs a value"; sanitizer=$2; shift ;;
             --opt) [ $# -ge 2 ] || die "--opt needs a value"; opt=$2; shift ;;
             --out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
-            -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+            -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
             *) die "unknown option '$1' (see ./build.sh --help)" ;;
         esac
         shift
@@ -101,9 +106,19 @@ local_build() {
     # shellcheck disable=SC2086
     $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs
     local tool_lib=${tool_objs//$obj\/plain\/fuzz_heisenfuzz.c.o/}
+    # Test programs are built like targets, so that tasks they define are
+    # watched for spinning too.
     for t in tests/test_*.c; do
         # shellcheck disable=SC2086
-        $CC $cflags $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
+        $CC $cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib
+    done
+    # Regression tests written by `heisenfuzz minimize --emit-test`; none
+    # left over from a test since removed.
+    rm -f "$out"/tests/test_regress_*
+    for t in $(regress_sources); do
+        # shellcheck disable=SC2086
+        $CC $cflags $INCLUDES -Itests -o "$out/tests/test_regress_$(basename "$t" .c)" "$t" \
+            $rt_plain $tg_plain $tool_lib
     done
 
     # One libFuzzer binary per target.
@@ -113,8 +128,8 @@ local_build() {
     for sym in $(target_symbols); do
         local name=${sym%_target}
         # shellcheck disable=SC2086
-        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
-            fuzz/harness.c $rt_fuzz $tg_fuzz
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -DHF_ENGINE_LIBFUZZER \
+            -o "$out/${name}_fuzzer" $HARNESS_SOURCES $rt_fuzz $tg_fuzz
     done
 
     # One AFL++ binary per target (its libFuzzer driver calls the same
@@ -127,16 +142,60 @@ local_build() {
         tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
         for sym in $(target_symbols); do
             # shellcheck disable=SC2086
-            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
-                fuzz/harness.c $rt_afl $tg_afl
+            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -DHF_ENGINE_AFL \
+                -o "$out/${sym%_target}_afl" $HARNESS_SOURCES $rt_afl $tg_afl
         done
         CC=clang
     fi
-    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(ls tests/test_*.c | wc -l) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
+    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
+}
+
+# OSS-Fuzz's contract: $CC/$CFLAGS compile, $CXX/$CXXFLAGS/$LIB_FUZZING_ENGINE
+# link, and $OUT receives extension-less fuzzers with their seed corpus,
+# dictionary and options.
+oss_fuzz_build() {
+    : "${CC:?}" "${CXX:?}" "${CFLAGS:=}" "${CXXFLAGS:=}" "${OUT:?}" "${FUZZING_ENGINE:=libfuzzer}"
+    local engine=-DHF_ENGINE_LIBFUZZER cflags="-std=c11 $CFLAGS"
+    [ "$FUZZING_ENGINE" = afl ] && engine=-DHF_ENGINE_AFL
+    # libFuzzer builds get the load/store tracing that catches spinning
+    # tasks; AFL++'s compiler drops it anyway.
+    [ "$FUZZING_ENGINE" = libfuzzer ] && cflags="$cflags $TRACE_ACCESSES"
+    local obj="${WORK:-/tmp}/heisenfuzz-obj"
+    rm -rf "$obj"
+    local rt tg
+    rt=$(compile "$obj" "-std=c11 $CFLAGS" $RUNTIME_SOURCES)
+    tg=$(compile "$obj" "$cflags" $TARGET_SOURCES)
+    local harness
+    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/feedback.c)
+    for sym in $(target_symbols); do
+        local name=${sym%_target}
+        local h="$obj/harness/$name.o"
+        # shellcheck disable=SC2086
+        $CC -std=c11 $CFLAGS $INCLUDES -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
+        # shellcheck disable=SC2086
+        $CXX $CXXFLAGS -o "$OUT/${name}_fuzzer" "$h" $harness $rt $tg $LIB_FUZZING_ENGINE
+        local dir; dir=$(target_dir "$name")
+        if [ -n "$dir" ] && [ -d "$dir/seeds" ] && command -v zip >/dev/null; then
+            rm -f "$OUT/${name}_fuzzer_seed_corpus.zip"
+            zip -q -j "$OUT/${name}_fuzzer_seed_corpus.zip" "$dir"/seeds/*
+        fi
+        local dict="dict/${name%_buggy}.dict"
+        if [ -f "$dict" ]; then
+            cp "$dict" "$OUT/${name}_fuzzer.dict"
+            printf '[libfuzzer]\ndict = %s_fuzzer.dict\n' "$name" >"$OUT/${name}_fuzzer.options"
+        fi
+    done
+}
+
+# The targets/ folder of a target name: the one whose source defines it.
+target_dir() {
+    local file
+    file=$(grep -l "\.name = \"$1\"" targets/*/*.c 2>/dev/null | head -1)
+    [ -n "$file" ] && dirname "$file"
 }
 
 if [ -n "${OUT:-}" ] && [ -n "${LIB_FUZZING_ENGINE:-}" ]; then
-    die "the OSS-Fuzz build is not written yet"
+    oss_fuzz_build
 else
     local_build "$@"
 fi

@@ -26,6 +26,7 @@ typedef struct explore_options {
     int depth;              /* PCT's d */
     size_t max_len;         /* bytes strategy: inputs of 0..max_len bytes */
     bool until_fail;        /* stop at the first failure */
+    bool hashes;            /* print each run's trace hash (determinism checks) */
     const char *save_dir;   /* write the first failing input there */
 } explore_options;
 
@@ -42,7 +43,7 @@ static int parse_u64(const char *text, const char *flag, uint64_t *out) {
 }
 
 static int parse_options(int argc, char **argv, explore_options *o, const char **target) {
-    *o = (explore_options){STRATEGY_RANDOM, 10000, 1, 3, 64, false, NULL};
+    *o = (explore_options){STRATEGY_RANDOM, 10000, 1, 3, 64, false, false, NULL};
     *target = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -52,6 +53,7 @@ static int parse_options(int argc, char **argv, explore_options *o, const char *
             continue;
         }
         if (!strcmp(a, "--until-fail")) { o->until_fail = true; continue; }
+        if (!strcmp(a, "--hashes")) { o->hashes = true; continue; }
         if (i + 1 >= argc) return hf_usage_error("explore: %s needs a value", a);
         const char *v = argv[++i];
         uint64_t n;
@@ -149,6 +151,7 @@ int hf_cmd_explore(int argc, char **argv) {
             break;
         }
         logical_ns += r.time_ns;
+        if (o.hashes) printf("%" PRIu64 " %016" PRIx64 " %s\n", run, r.trace_hash, hf_outcome_name(r.outcome));
         if (r.outcome != HF_OK) {
             failures++;
             note_failure(kinds, &kind_count, r.message);

@@ -5,7 +5,10 @@
  *
  * A failed run (property, deadlock, budget) is reported with its timeline
  * and ends in abort(), which every engine records as a crash.
+ * With HEISENFUZZ_TRACE_HASH set, every run prints its trace hash, so tests
+ * can check that engines and the replayer see the same runs.
  */
+#include "feedback.h"
 #include "run.h"
 
 #include <stdio.h>
@@ -20,8 +23,13 @@ extern const hf_target HF_TARGET;
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static int print_hashes = -1;
+    if (print_hashes < 0) print_hashes = getenv("HEISENFUZZ_TRACE_HASH") != NULL;
     hf_result r;
     hf_run(&HF_TARGET, data, size, &r);
+    hf_feedback_run(hf_last_features());
+    if (print_hashes && r.outcome == HF_OK)
+        fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
     if (r.outcome != HF_OK) {
         hf_print_failure(stderr, &r);
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);

@@ -1,6 +1,7 @@
 /*
  * heisenfuzz.c — the command-line tool: list targets, replay inputs as
- * readable timelines, fuzz a target until its bug, benchmark the runtime.
+ * readable timelines, fuzz a target until its bug, minimize a failing
+ * input into a regression test, benchmark the runtime.
  *
  * Exit status: 0 ok; 1 a run failed (a bug was found or replayed);
  * 2 the command itself was wrong (usage, unknown target, unreadable file).
@@ -32,12 +33,6 @@ static int cmd_list(int argc, char **argv) {
 
 /* ---- replay -------------------------------------------------------------- */
 
-static void print_verdict(const hf_result *r) {
-    if (r->outcome == HF_OK) printf("verdict: ok\n");
-    else printf("verdict: fail %s\n", r->message);
-    printf("trace-hash: %016llx\n", (unsigned long long)r->trace_hash);
-}
-
 static int cmd_replay(int argc, char **argv) {
     bool quiet = false;
     int i = 1;
@@ -61,28 +56,13 @@ static int cmd_replay(int argc, char **argv) {
         hf_run(t, data, size, &r);
         free(data);
         if (argc - i > 2) printf("== %s\n", argv[f]);
-        if (!quiet) {
-            printf("%s: %zu bytes, %llu decisions (%u non-default, marked *), %llu steps, %.9f logical s\n",
-                   t->name, size, (unsigned long long)r.decisions, r.deviations,
-                   (unsigned long long)r.steps, (double)r.time_ns / HF_SEC);
-            hf_print_timeline(stdout, 0);
-        }
-        print_verdict(&r);
+        hf_tool_print_run(t, size, &r, !quiet);
         if (r.outcome != HF_OK) status = 1;
     }
     return status;
 }
 
 /* ---- fuzz: run the target's libFuzzer binary until it finds a bug --------- */
-
-static int exe_dir(char *dir, size_t size) {
-    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-    if (n <= 0) return -1;
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    return 0;
-}
 
 static int make_dirs(const char *path) {
     char buf[PATH_MAX];
@@ -112,7 +92,7 @@ static int cmd_fuzz(int argc, char **argv) {
     if (i < argc && !strcmp(argv[i], "--")) i++;
 
     char bin_dir[PATH_MAX], fuzzer[PATH_MAX + 64], work[PATH_MAX], corpus[PATH_MAX + 16];
-    if (exe_dir(bin_dir, sizeof bin_dir) != 0) {
+    if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) {
         fprintf(stderr, "heisenfuzz: cannot find the directory of this program\n");
         return 2;
     }
@@ -134,6 +114,15 @@ static int cmd_fuzz(int argc, char **argv) {
         if (access(crash, F_OK) != 0) break;
     }
 
+    /* The target's dictionary and seeds, where the source tree has them
+     * (the tool lives in out/, beside dict/ and targets/). */
+    char base[PATH_MAX], dict[PATH_MAX + 96], seeds[PATH_MAX + 96];
+    snprintf(base, sizeof base, "%s", t->name);
+    size_t len = strlen(base);
+    if (len > 6 && !strcmp(base + len - 6, "_buggy")) base[len - 6] = '\0';
+    snprintf(dict, sizeof dict, "-dict=%s/../dict/%s.dict", bin_dir, base);
+    snprintf(seeds, sizeof seeds, "%s/../targets/%s/seeds", bin_dir, base);
+
     char exact[PATH_MAX + 96], seed_arg[64], time_arg[64];
     snprintf(exact, sizeof exact, "-exact_artifact_path=%s", crash);
     snprintf(seed_arg, sizeof seed_arg, "-seed=%s", seed ? seed : "0");
@@ -145,8 +134,10 @@ static int cmd_fuzz(int argc, char **argv) {
     args[n++] = seed_arg;
     args[n++] = time_arg;
     args[n++] = "-print_final_stats=1";
-    for (; i < argc && n < 62; i++) args[n++] = argv[i];
-    args[n++] = corpus;
+    if (access(dict + strlen("-dict="), R_OK) == 0) args[n++] = dict;
+    for (; i < argc && n < 60; i++) args[n++] = argv[i];
+    args[n++] = corpus;   /* new inputs go to the first corpus directory */
+    if (access(seeds, R_OK) == 0) args[n++] = seeds;
     args[n] = NULL;
 
     printf("heisenfuzz: fuzzing %s with libFuzzer (corpus %s, at most %s s)\n", t->name, corpus, max_time);
@@ -186,11 +177,23 @@ static const struct command {
     {"fuzz", "fuzz [--dir DIR] [--seed N] [--max-time S] TARGET [-- LIBFUZZER-FLAGS]",
      "fuzz TARGET with its libFuzzer binary until a run fails, then replay the failure; exit 1 if one did",
      cmd_fuzz},
-    {"explore", "explore TARGET [--strategy bytes|random|pct] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [-o DIR]",
-     "run TARGET over schedules drawn by a baseline strategy and count failures; exit 1 if any run failed",
+    {"minimize",
+     "minimize [-o MIN] [--expect MESSAGE] [--max-runs N] [--max-time S] [-q]\n"
+     "               [--emit-test [--test-name NAME] [--test-dir DIR]] TARGET CRASH",
+     "shrink CRASH to the decisions that make it fail the same way (1-minimal), write it to MIN\n"
+     "      (default CRASH.min) with its goal in MIN.goal, and print its timeline.  The goal is\n"
+     "      --expect's message, else CRASH.goal, else CRASH's own failure.  --emit-test also writes\n"
+     "      DIR/NAME.c (default tests/regress/TARGET_HASH.c), a C test asserting the failure in\n"
+     "      TARGET and its absence in the fixed twin (TARGET minus _buggy).  Defaults: --max-runs\n"
+     "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
+     "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
+     hf_cmd_minimize},
+    {"explore", "explore TARGET [--strategy bytes|random|pct] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
+     "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
      hf_cmd_explore},
-    {"bench", "bench [--quick]",
-     "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second",
+    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [TARGET...]",
+     "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
+     "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features",
      hf_cmd_bench},
     {"help", "help", "this text", cmd_help},
 };

@@ -73,6 +73,7 @@ static void heal_partition(hf_sim *s) {
 }
 
 static void crash_some_node(hf_sim *s) {
+    if (s->stats.faults[HF_FAULT_CRASH] >= s->o.node.crashes_max) return;
     int candidates[HF_MAX_NODES], n = 0;
     for (int i = 1; i <= s->node_count; i++)
         if (s->nodes[i].up && !(s->nodes[i].flags & HF_NODE_NEVER_CRASHES)) candidates[n++] = i;

@@ -71,6 +71,11 @@ char *hf_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A line of the target's own in the timeline. */
 void hf_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Reports a variable of the target's abstract state (a role, an epoch, a
+ * log length...).  Each change of value is a behaviour feature, so the
+ * search is drawn to states it has not reached before. */
+void hf_state(const char *what, int64_t value);
+
 /* ---- Synchronisation: every blocking call is a scheduling point ---------- */
 
 typedef struct hf_waitq { struct hf_task *head, *tail; } hf_waitq;

@@ -124,7 +124,7 @@ static uint64_t decide_delay(hf_sim *s, const hf_msg *m) {
 }
 
 static uint64_t send_packet(int to, int kind, uint64_t call, bool is_reply, const void *data, size_t size) {
-    sim_node *self = sim_self_node("send");
+    sim_node *self = sim_self_node(is_reply ? "hf_reply" : call ? "hf_call" : "hf_send");
     hf_sim *s = hf_w.sim;
     assert(to >= 1 && to <= s->node_count && "no such node");
     assert(data || size == 0);

@@ -20,6 +20,7 @@
 typedef enum { OP_PUT, OP_GET, OP_LIST, OP_DELETE } op_kind;
 
 static const char *const op_names[] = {"put", "get", "list", "delete"};
+static const char *const op_calls[] = {"hf_store_put", "hf_store_get", "hf_store_list", "hf_store_delete"};
 
 typedef struct store_op {
     op_kind kind;
@@ -121,18 +122,18 @@ static hf_store_status request(store_op *op, uint64_t timeout_ns) {
     assert(timeout_ns > 0);
     hf_sim *s = hf_w.sim;
     const hf_store_options *o = &s->o.store;
-    sim_node *self = sim_self_node("hf_store");
+    sim_node *self = sim_self_node(op_calls[op->kind]);
     op->node = self->id;
-    const char *what = hf_printf("store %s %s by n%d", op_names[op->kind], op->key, self->id);
-    if (op->kind == OP_PUT) sim_note(false, "%s (%zu B)", what, op->size);
-    else sim_note(false, "%s", what);
+    const char *what = hf_printf("%s %s by n%d", op_names[op->kind], op->key, self->id);
+    if (op->kind == OP_PUT) sim_note(false, "store %s (%zu B)", what, op->size);
+    else sim_note(false, "store %s", what);
 
     op_fate fate = decide_fate();
     uint64_t latency = o->latency_default_ns;
     if (sim_fault_possible(HF_FAULT_STORE_LATENCY)) {
         latency = hf_decide_range(&hf_w.decider, o->latency_min_ns, o->latency_max_ns, latency);
         if (latency != o->latency_default_ns)
-            sim_fault(HF_FAULT_STORE_LATENCY, "%s takes %s", what, sim_duration(latency));
+            sim_fault(HF_FAULT_STORE_LATENCY, "store latency: %s takes %s", what, sim_duration(latency));
     }
     uint64_t now = hf_w.now, deadline = now + timeout_ns;
     op->reply_at = now + latency;
@@ -142,27 +143,27 @@ static hf_store_status request(store_op *op, uint64_t timeout_ns) {
         hf_at(now + latency / 2, take_effect, op);
         break;
     case FAILS:
-        sim_fault(HF_FAULT_STORE_ERROR, "%s fails", what);
+        sim_fault(HF_FAULT_STORE_ERROR, "store error: %s fails", what);
         op->status = HF_STORE_ERROR;
         hf_at(op->reply_at, reply, op);
         break;
     case GETS_LOST:
-        sim_fault(HF_FAULT_STORE_TIMEOUT, "%s is lost: it times out and changes nothing", what);
+        sim_fault(HF_FAULT_STORE_TIMEOUT, "store timeout: %s is lost and changes nothing", what);
         break;
     case LANDS_LATE:
-        sim_fault(HF_FAULT_STORE_TIMEOUT, "%s is slow: it times out, then takes effect %s later", what,
+        sim_fault(HF_FAULT_STORE_TIMEOUT, "store timeout: %s is slow, takes effect %s after the timeout", what,
                   sim_duration(latency / 2));
         hf_at(deadline + latency / 2, take_effect, op);
         break;
     case LOSES_REPLY:
-        sim_fault(HF_FAULT_STORE_REPLY_LOST, "%s takes effect but its reply is lost", what);
+        sim_fault(HF_FAULT_STORE_REPLY_LOST, "store reply lost: %s takes effect, its reply is lost", what);
         hf_at(now + latency / 2, take_effect, op);
         break;
     }
     while (!op->replied)
         if (!sim_wait_until(&op->waiter, what, deadline)) break;
     hf_store_status status = op->replied ? op->status : HF_STORE_TIMEOUT;
-    sim_note(false, "%s: %s", what, hf_store_status_name(status));
+    sim_note(false, "store %s: %s", what, hf_store_status_name(status));
     return status;
 }
 

@@ -27,6 +27,8 @@ const char *hf_prop_kind_name(hf_prop_kind kind) {
 void hf_prop_eval(hf_prop *p, bool cond) {
     p->reached++;
     if (cond) p->held++;
+    if (cond && (p->kind == HF_SOMETIMES || p->kind == HF_REACHABLE))
+        hf_features_add(&hf_w.features, HF_FEAT_PROPERTY, hf_action_hash(p->kind, p->message), 0);
     /* An eventually property means "by the end of the quiet period": it is
      * evaluated only then (sim.c's end checks). */
     assert(p->kind != HF_EVENTUALLY || hf_w.in_end_checks);

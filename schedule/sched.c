@@ -34,6 +34,7 @@ static void task_entry(void);
 static void emit_as(int task, hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags) {
     hf_event e = {hf_w.now, a, b, text, (uint16_t)task, (uint8_t)kind, flags};
     hf_trace_add(&hf_w.trace, &e);
+    if (task && kind != HF_EV_RUN) hf_w.tasks[task - 1].action = hf_action_hash(kind, text);
 }
 
 void hf_emit(hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags) {
@@ -211,6 +212,8 @@ static hf_task *choose_next(hf_why why) {
 static void transfer(hf_task *self, hf_task *next) {
     if (next == self) return;
     if (next && next != hf_w.last_run && !hf_w.stopping && !next->killed) {
+        hf_features_add(&hf_w.features, HF_FEAT_INTERLEAVING,
+                        hf_w.last_run ? hf_w.last_run->action : 0, next->action);
         emit_as(next->id, HF_EV_RUN, 0, 0, NULL, last_pick_deviated ? HF_EV_DEVIATED : 0);
         hf_w.last_run = next;
     }
@@ -475,6 +478,7 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     if (strategy) hf_decider_init_strategy(&hf_w.decider, strategy);
     else hf_decider_init(&hf_w.decider, data, size);
     hf_trace_reset(&hf_w.trace);
+    hf_features_reset(&hf_w.features);
     hf_fiber_init_main(&hf_w.main_fiber);
 }
 

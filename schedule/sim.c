@@ -48,6 +48,7 @@ void hf_sim_options_init(hf_sim_options *o) {
         .down_min_ns = 10 * HF_MS,
         .down_max_ns = 500 * HF_MS,
         .down_default_ns = 100 * HF_MS,
+        .crashes_max = 32,
     };
     o->net = (hf_net_options){
         .delay_min_ns = 50 * HF_US,
@@ -138,10 +139,10 @@ hf_sim *sim_get(void) {
 
 sim_node *sim_self_node(const char *operation) {
     hf_sim *s = sim_get();
-    int id = hf_current()->node;
-    (void)operation;
-    assert(id >= 1 && id <= s->node_count && "this call must come from a task of a node");
-    return &s->nodes[id];
+    hf_task *self = hf_current();
+    if (self->node < 1 || self->node > s->node_count)
+        hf_fail(HF_FAIL_CONFIG, NULL, "%s was called by task %s, which belongs to no node", operation, self->name);
+    return &s->nodes[self->node];
 }
 
 bool hf_sim_fault_allowed(hf_fault_kind kind) {

@@ -98,6 +98,8 @@ typedef struct hf_node_options {
     uint64_t down_min_ns;         /* shortest time a crashed node stays down, ns */
     uint64_t down_max_ns;         /* longest, ns (all are up again when the quiet period begins) */
     uint64_t down_default_ns;     /* downtime unless a decision says otherwise, ns */
+    uint32_t crashes_max;         /* most crashes the chaos causes in one run, count (each
+                                     restart takes a task, and a run's tasks are limited) */
 } hf_node_options;
 
 typedef struct hf_net_options {

@@ -112,7 +112,9 @@ typedef struct hf_sim {
 
 /* sim.c */
 hf_sim *sim_get(void);                           /* asserts there is a world */
-sim_node *sim_self_node(const char *operation);  /* the caller's node; asserts it has one */
+/* The caller's node; a call from a task outside every node fails the run
+ * (HF_FAIL_CONFIG) naming the operation. */
+sim_node *sim_self_node(const char *operation);
 /* Is fault kind `kind` possible now: in the profile, in the chaos period? */
 bool sim_fault_possible(hf_fault_kind kind);
 /* Counts a fault and puts it in the timeline (marked as deviating). */

@@ -9,7 +9,23 @@
 
 void hf_trace_reset(hf_trace *t) {
     t->count = 0;
+    t->staged = 0;
     XXH3_64bits_reset(&t->hash);
+}
+
+static void flush_stage(hf_trace *t) {
+    XXH3_64bits_update(&t->hash, t->stage, t->staged);
+    t->staged = 0;
+}
+
+static void stage(hf_trace *t, const void *bytes, size_t n) {
+    if (t->staged + n > sizeof t->stage) flush_stage(t);
+    if (n > sizeof t->stage) {
+        XXH3_64bits_update(&t->hash, bytes, n);
+        return;
+    }
+    memcpy(t->stage + t->staged, bytes, n);
+    t->staged += n;
 }
 
 void hf_trace_add(hf_trace *t, const hf_event *e) {
@@ -20,11 +36,12 @@ void hf_trace_add(hf_trace *t, const hf_event *e) {
      * builds and runs, its content does not. */
     struct { uint64_t time; int64_t a, b; uint16_t task; uint8_t kind, flags; uint32_t pad; }
         packed = {e->time, e->a, e->b, e->task, e->kind, e->flags, 0};
-    XXH3_64bits_update(&t->hash, &packed, sizeof packed);
-    if (e->text) XXH3_64bits_update(&t->hash, e->text, strlen(e->text));
+    stage(t, &packed, sizeof packed);
+    if (e->text) stage(t, e->text, strlen(e->text));
 }
 
-uint64_t hf_trace_hash(const hf_trace *t) {
+uint64_t hf_trace_hash(hf_trace *t) {
+    flush_stage(t);
     return XXH3_64bits_digest(&t->hash);
 }
 

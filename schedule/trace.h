@@ -65,16 +65,21 @@ typedef struct hf_event {
 } hf_event;
 
 enum { HF_TRACE_CAPACITY = 1 << 14 };   /* events kept for the timeline */
+enum { HF_TRACE_STAGE = 4096 };         /* bytes hashed in one block */
 
 typedef struct hf_trace {
     hf_event ring[HF_TRACE_CAPACITY];
     uint64_t count;                     /* events recorded, kept or not */
+    /* Events are packed here and hashed a block at a time: one XXH3 update
+     * per event would cost more than the context switch it records. */
+    uint8_t stage[HF_TRACE_STAGE];
+    size_t staged;
     XXH3_state_t hash;
 } hf_trace;
 
 void hf_trace_reset(hf_trace *t);
 void hf_trace_add(hf_trace *t, const hf_event *e);
-uint64_t hf_trace_hash(const hf_trace *t);
+uint64_t hf_trace_hash(hf_trace *t);
 
 /* The i-th event of the run, or NULL when it fell out of the ring. */
 const hf_event *hf_trace_event(const hf_trace *t, uint64_t i);

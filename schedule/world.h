@@ -7,6 +7,7 @@
 
 #include "arena.h"
 #include "decide.h"
+#include "behaviour.h"
 #include "fiber.h"
 #include "run.h"
 #include "trace.h"
@@ -35,6 +36,7 @@ typedef struct hf_task {
     bool timed_out;              /* its last timed wait ended by the deadline */
     uint64_t timer_gen;          /* bumped on every wake: stale timers are ignored */
     hf_waitq joiners;
+    uint64_t action;             /* what it last did (behaviour.h), for interleaving features */
 } hf_task;
 
 /* Work the runtime does at a logical time, outside any task (a message
@@ -72,6 +74,7 @@ typedef struct hf_world {
     struct hf_sim *sim;          /* the simulated world of the run (sim.h), or NULL */
     hf_decider decider;
     hf_trace trace;
+    hf_features features;
     hf_arena arena;
     hf_result result;
 } hf_world;

@@ -55,6 +55,11 @@ for prog in "$HF_OUT"/tests/test_*; do
     selected "$name" || continue
     run_one "$name" "$prog"
     run_one "$name (asan)" "$HF_OUT_ASAN/tests/$name"
+    # The runtime's own tests run under every sanitizer OSS-Fuzz uses.
+    case $name in test_decide|test_sched)
+        run_one "$name (ubsan)" "$HF_OUT_UBSAN/tests/$name"
+        run_one "$name (msan)" "$HF_OUT_MSAN/tests/$name" ;;
+    esac
 done
 for script in tests/test_*.sh; do
     [ -e "$script" ] || continue

@@ -12,9 +12,10 @@
  *           itself on an fsync error, and on a record that stays corrupt
  *           after re-reads (read corruption is transient: the next boot
  *           reads it right).
- *   n4      the client (never crashed): every 20 ms a Write or a Read to
- *           the next replica, with a timeout; it reads its clock around
- *           each call.
+ *   n4      the client (never crashed): every 40 ms a Write and a Read to
+ *           the same replica at once (two sessions, so two requests share
+ *           the link and can be reordered), each with a timeout; it reads
+ *           its clock around each call.
  *   n5      the archiver: every 100 ms a PUT to the object store under a
  *           key unique to its incarnation (retried until acknowledged),
  *           then LIST, GET of the newest, DELETE of all but three.
@@ -76,7 +77,7 @@ typedef struct ghost {
     written synced[REPLICAS + 1][MAX_WRITES];   /* records whose fsync succeeded */
     uint32_t synced_count[REPLICAS + 1];
     uint32_t recovered_in[REPLICAS + 1];        /* incarnation that finished recovery */
-    bool accepted[MAX_OPS + 1];                 /* replies the client accepted, by request id */
+    bool accepted[2 * MAX_OPS + 2];             /* replies the client accepted, by request id */
     uint32_t quiet_answers[REPLICAS + 1];       /* successful writes in the quiet period */
     upload uploads[MAX_UPLOADS];
     uint32_t upload_count;
@@ -206,37 +207,71 @@ static void replica_main(void *arg) {
     }
 }
 
-/* ---- The client --------------------------------------------------------------- */
+/* ---- The client ---------------------------------------------------------------
+ * Two sessions in one process, in step: every 40 ms the writer writes to a
+ * replica and the reader reads, from the same replica at the same moment,
+ * the record last acknowledged there, so two requests share the link. */
 
 typedef struct acked { uint64_t index, value; bool any; } acked;
 
-static void client_main(void *arg) {
-    cluster *c = arg;
-    ghost *g = &c->g;
-    acked last[REPLICAS + 1] = {{0, 0, false}};
-    uint64_t next_value = 1000;
-    for (uint64_t id = 1; id <= MAX_OPS; id++) {
-        hf_sleep(20 * HF_MS);
-        int to = 1 + (int)(id % REPLICAS);
-        bool read = id % 4 == 0 && last[to].any;
-        request q = {.id = id, .value = read ? 0 : next_value++, .index = last[to].index};
-        uint64_t before = hf_clock();
-        hf_msg m;
-        if (!hf_call(to, read ? READ : WRITE, &q, sizeof q, 60 * HF_MS, &m)) continue;
-        hf_sometimes(hf_clock() < before, "the client's clock went backwards during a call");
+typedef struct client {
+    cluster *c;
+    acked last[REPLICAS + 1];   /* per replica: the writer's last acknowledged record */
+    uint64_t next_value;
+} client;
+
+static bool call(client *cl, int to, int kind, request *q, response *a) {
+    ghost *g = &cl->c->g;
+    uint64_t before = hf_clock();
+    hf_msg m;
+    if (!hf_call(to, kind, q, sizeof *q, 60 * HF_MS, &m)) return false;
+    hf_sometimes(hf_clock() < before, "the client's clock went backwards during a call");
+    hf_always(m.size == sizeof *a, "a reply has the size of a response");
+    memcpy(a, m.data, sizeof *a);
+    hf_always(a->id == q->id && !g->accepted[q->id], "no reply is accepted twice, and each answers its own request");
+    g->accepted[q->id] = true;
+    return a->status == STATUS_OK;
+}
+
+/* Rounds start on a fixed grid, so that both sessions call at once. */
+static void sleep_until_round(uint64_t round) {
+    uint64_t at = round * 40 * HF_MS;
+    if (at > hf_now()) hf_sleep(at - hf_now());
+}
+
+static void writer_main(void *arg) {
+    client *cl = arg;
+    for (uint64_t round = 1; round <= MAX_OPS; round++) {
+        sleep_until_round(round);
+        int to = 1 + (int)(round % REPLICAS);
+        request q = {.id = 2 * round, .value = cl->next_value++};
         response a;
-        hf_always(m.size == sizeof a, "a reply has the size of a response");
-        memcpy(&a, m.data, sizeof a);
-        hf_always(a.id == id && !g->accepted[id], "no reply is accepted twice, and each answers its own request");
-        g->accepted[id] = true;
-        if (a.status != STATUS_OK) continue;
-        if (read) {
-            hf_always(a.value == last[to].value, "a record read back is the one acknowledged at that place");
-        } else {
-            last[to] = (acked){a.index, q.value, true};
-            if (hf_sim_quiet()) g->quiet_answers[to]++;
-        }
+        if (!call(cl, to, WRITE, &q, &a)) continue;
+        cl->last[to] = (acked){a.index, q.value, true};
+        if (hf_sim_quiet()) cl->c->g.quiet_answers[to]++;
     }
+}
+
+static void reader_main(void *arg) {
+    client *cl = arg;
+    for (uint64_t round = 1; round <= MAX_OPS; round++) {
+        sleep_until_round(round);
+        int to = 1 + (int)(round % REPLICAS);
+        acked want = cl->last[to];
+        if (!want.any) continue;
+        request q = {.id = 2 * round + 1, .index = want.index};
+        response a;
+        if (call(cl, to, READ, &q, &a))
+            hf_always(a.value == want.value, "a record read back is the one acknowledged at that place");
+    }
+}
+
+static void client_main(void *arg) {
+    client *cl = hf_alloc(sizeof *cl);
+    cl->c = arg;
+    cl->next_value = 1000;
+    hf_spawn("writer", writer_main, cl);
+    hf_spawn("reader", reader_main, cl);
 }
 
 /* ---- The archiver ------------------------------------------------------------- */

@@ -1,0 +1,29 @@
+/*
+ * feedback.h — turning a run's behaviour features into what the fuzzing
+ * engine counts as coverage, so that a new interleaving or fault
+ * combination is kept in the corpus like a new branch would be.
+ *
+ *   libFuzzer  an array in section __libfuzzer_extra_counters: libFuzzer
+ *              clears it before every run and reads it after (raises ft:)
+ *   AFL++      guards reserved through __sanitizer_cov_trace_pc_guard_init
+ *              in an early constructor and hit with
+ *              __sanitizer_cov_trace_pc_guard: AFL++ ignores libFuzzer's
+ *              extra counters
+ *
+ * The engine is chosen at build time (HF_ENGINE_LIBFUZZER, HF_ENGINE_AFL).
+ * HEISENFUZZ_FEATURES=0 in the environment turns the feedback off, so a
+ * campaign can be compared with code coverage alone.
+ */
+#ifndef HF_FEEDBACK_H
+#define HF_FEEDBACK_H
+
+#include "behaviour.h"
+
+/* Hands the run's features to the engine; returns how many of them this
+ * process had never seen before. */
+uint32_t hf_feedback_run(const hf_features *f);
+
+/* Distinct features seen by this process so far. */
+uint64_t hf_feedback_distinct(void);
+
+#endif

@@ -1,0 +1,334 @@
+/*
+ * minimize.c — delta debugging over a run's deviations (see minimize.h).
+ *
+ * The search keeps one current schedule: the deviations its last run
+ * actually took, re-read from the decider after every accepted edit.  An
+ * edit to an early decision can shift what later decision indices mean, so
+ * the run that follows an edit may take deviations the edit did not ask
+ * for; re-reading them keeps the current schedule exact, and the rule
+ * "accept only what is simpler" keeps the search from going round in
+ * circles.  Simpler means, in this order: fewer deviations, fewer bytes,
+ * smaller values (first difference wins), earlier indices.  Each is a
+ * natural number or a tuple of a fixed length, so no chain of simpler
+ * schedules is infinite and the search ends even without a budget.
+ */
+#include "minimize.h"
+#include "tool.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Goals --------------------------------------------------------------- */
+
+void hf_goal_from_result(hf_goal *g, const hf_result *r) {
+    assert(r->outcome != HF_OK);
+    memset(g, 0, sizeof *g);
+    g->outcome = r->outcome;
+    snprintf(g->message, sizeof g->message, "%s", r->message);
+}
+
+bool hf_goal_met(const hf_goal *g, const hf_result *r) {
+    if (r->outcome == HF_OK) return false;
+    if (!g->any_outcome && r->outcome != g->outcome) return false;
+    return strcmp(r->message, g->message) == 0;
+}
+
+void hf_goal_describe(const hf_goal *g, char *out, size_t size) {
+    snprintf(out, size, "%s \"%s\"", g->any_outcome ? "failure" : hf_outcome_name(g->outcome), g->message);
+}
+
+/* ---- The search's state ---------------------------------------------------- */
+
+typedef struct search {
+    const hf_target *target;
+    const hf_goal *goal;
+    const hf_minimize_options *options;
+    hf_deviation *current;      /* the schedule to beat: HF_DEVIATIONS_KEPT slots */
+    size_t count;
+    size_t size;                /* its encoded length */
+    bool reproduced;            /* current meets the goal */
+    uint64_t runs;
+    double started;
+    double last_report;
+    bool stopped;               /* the budget ran out */
+    uint8_t *buffer;            /* for encoding candidates */
+    size_t buffer_cap;
+    hf_deviation *candidate;    /* HF_DEVIATIONS_KEPT slots */
+    const char *phase;          /* for the progress line */
+    /* Until the goal is reproduced, the part of the input its run never
+     * reached (the next deviation's index, the bytes after its skip) goes
+     * after every candidate: under a later build the input may fail
+     * before the decisions that made its original failure, and undoing an
+     * early deviation can bring them back into play. */
+    bool has_tail;
+    uint64_t tail_next;
+    uint8_t *tail;
+    size_t tail_size;
+    uint32_t original_deviations;
+    size_t original_size;
+} search;
+
+static void *must_alloc(size_t size) {
+    void *p = malloc(size ? size : 1);
+    if (!p) {
+        fprintf(stderr, "heisenfuzz: out of memory while minimizing\n");
+        exit(2);
+    }
+    return p;
+}
+
+enum { SKIP_ONLY = 255 };   /* decide.h: a skip byte that names no deviation */
+
+/* Bytes missing at the end of an input read as 0 (decide.h), so the high
+ * zero bytes of the last value need not be written. */
+static size_t droppable_zeros(const hf_deviation *devs, size_t count) {
+    if (count == 0) return 0;
+    const hf_deviation *last = &devs[count - 1];
+    unsigned used = 0;
+    for (uint64_t v = last->value; v && used < last->width; v >>= 8) used++;
+    return last->width - used;
+}
+
+static size_t encoded_size(const hf_deviation *devs, size_t count) {
+    return hf_encode_deviations(devs, count, NULL, 0) - droppable_zeros(devs, count);
+}
+
+/* Encodes `devs` (and the tail, while it applies) into s->buffer, growing
+ * it as needed; returns the length. */
+static size_t encode(search *s, const hf_deviation *devs, size_t count) {
+    bool with_tail = s->has_tail && !s->reproduced;
+    uint64_t at = count ? devs[count - 1].index + 1 : 0;   /* where the tail's gap starts */
+    assert(!with_tail || s->tail_next >= at);
+    size_t need = hf_encode_deviations(devs, count, NULL, 0);
+    size_t total = need + (with_tail ? (s->tail_next - at) / SKIP_ONLY + 1 + s->tail_size : 0);
+    if (total > s->buffer_cap) {
+        free(s->buffer);
+        s->buffer_cap = total * 2;
+        s->buffer = must_alloc(s->buffer_cap);
+    }
+    hf_encode_deviations(devs, count, s->buffer, s->buffer_cap);
+    if (with_tail) {
+        size_t len = need;
+        uint64_t gap = s->tail_next - at;
+        for (; gap >= SKIP_ONLY; gap -= SKIP_ONLY) s->buffer[len++] = SKIP_ONLY;
+        s->buffer[len++] = (uint8_t)gap;
+        memcpy(s->buffer + len, s->tail, s->tail_size);
+        assert(len + s->tail_size == total);
+        return total;
+    }
+    return total - droppable_zeros(devs, count);
+}
+
+static void report(search *s, bool always) {
+    if (!s->options->progress) return;
+    double now = hf_wall_seconds();
+    if (!always && now - s->last_report < 1.0) return;
+    s->last_report = now;
+    fprintf(s->options->progress,
+            "minimize: #%llu runs  deviations %zu (from %u)  bytes %zu (from %zu)  %s  %.1f s\n",
+            (unsigned long long)s->runs, s->count, s->original_deviations, s->size, s->original_size,
+            s->phase, now - s->started);
+    fflush(s->options->progress);
+}
+
+static bool budget_left(search *s) {
+    if (s->stopped) return false;
+    const hf_minimize_options *o = s->options;
+    if ((o->max_runs && s->runs >= o->max_runs) ||
+        (o->max_seconds > 0 && hf_wall_seconds() - s->started >= o->max_seconds))
+        s->stopped = true;
+    return !s->stopped;
+}
+
+/* ---- Simpler ------------------------------------------------------------- */
+
+static bool simpler(const hf_deviation *a, size_t a_count, size_t a_size,
+                    const hf_deviation *b, size_t b_count, size_t b_size) {
+    if (a_count != b_count) return a_count < b_count;
+    if (a_size != b_size) return a_size < b_size;
+    for (size_t i = 0; i < a_count; i++)
+        if (a[i].value != b[i].value) return a[i].value < b[i].value;
+    for (size_t i = 0; i < a_count; i++)
+        if (a[i].index != b[i].index) return a[i].index < b[i].index;
+    return false;
+}
+
+/* ---- Trying a candidate -------------------------------------------------- */
+
+/* Runs the schedule `devs`.  When it meets the goal and what the run took
+ * is simpler than the current schedule, that becomes the current one. */
+static bool run_schedule(search *s, const hf_deviation *devs, size_t count) {
+    size_t size = encode(s, devs, count);
+    hf_result r;
+    hf_run(s->target, s->buffer, size, &r);
+    s->runs++;
+    report(s, false);
+    if (!hf_goal_met(s->goal, &r)) return false;
+    const hf_decider *d = hf_last_decisions();
+    if (d->deviations > HF_DEVIATIONS_KEPT) return false;   /* not re-encodable */
+    size_t taken_size = encoded_size(d->taken, d->deviations);
+    if (s->reproduced && !simpler(d->taken, d->deviations, taken_size, s->current, s->count, s->size))
+        return false;
+    memcpy(s->current, d->taken, d->deviations * sizeof *d->taken);
+    s->count = d->deviations;
+    s->size = taken_size;
+    s->reproduced = true;
+    report(s, true);
+    return true;
+}
+
+/* As run_schedule, within the budget. */
+static bool try_schedule(search *s, const hf_deviation *devs, size_t count) {
+    return budget_left(s) && run_schedule(s, devs, count);
+}
+
+/* ---- Delta debugging over the deviations ---------------------------------- */
+
+/* The candidate: the current deviations in [from, to) only (keep = true),
+ * or all but those. */
+static size_t take_chunk(search *s, size_t from, size_t to, bool keep) {
+    size_t n = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if ((i >= from && i < to) == keep) s->candidate[n++] = s->current[i];
+    return n;
+}
+
+/* Zeller's ddmin: split the deviations into `chunks` parts, try each part
+ * alone, then everything but each part; on success go on with the smaller
+ * schedule, else split finer, down to single deviations.  Later chunks go
+ * first: undoing a late decision leaves the meaning of the earlier ones
+ * alone.  Sets *proven when the last round tried undoing every single
+ * deviation, in vain. */
+static void ddmin(search *s, bool *proven) {
+    size_t chunks = 2;
+    *proven = false;
+    while (!s->stopped) {
+        size_t n = s->count;
+        if (n == 0) { *proven = s->reproduced; break; }
+        if (chunks > n) chunks = n;
+        bool removed = false;
+        s->phase = chunks == n ? "undoing single deviations" : "undoing groups of deviations";
+        if (chunks > 2) {
+            for (size_t c = chunks; c-- > 0 && !removed && !s->stopped;) {
+                size_t k = take_chunk(s, c * n / chunks, (c + 1) * n / chunks, true);
+                if (try_schedule(s, s->candidate, k)) { removed = true; chunks = 2; }
+            }
+        }
+        for (size_t c = chunks; c-- > 0 && !removed && !s->stopped;) {
+            size_t k = take_chunk(s, c * n / chunks, (c + 1) * n / chunks, false);
+            if (try_schedule(s, s->candidate, k)) {
+                removed = true;
+                chunks = chunks > 2 ? chunks - 1 : 2;
+            }
+        }
+        if (removed) continue;
+        if (s->stopped) break;
+        if (chunks >= n) { *proven = s->reproduced; break; }
+        chunks = chunks * 2 < n ? chunks * 2 : n;
+    }
+}
+
+/* ---- Lowering values ----------------------------------------------------- */
+
+/* The value v = 0 is the nearest choice past the default; smaller values
+ * are less far from the undisturbed schedule.  For each deviation, from the
+ * last, tries 0, 1, then v with its low bits cut (v>>k ... v>>1): the
+ * smallest that keeps the goal wins. */
+static bool lower_values(search *s) {
+    bool changed = false;
+    s->phase = "lowering values";
+    for (size_t i = s->count; i-- > 0 && !s->stopped;) {
+        if (i >= s->count) continue;   /* an accepted edit shortened the schedule */
+        uint64_t v = s->current[i].value;
+        if (s->current[i].width == 0 || v == 0) continue;
+        int top = 63;
+        while (!(v >> top)) top--;
+        /* Candidates, smallest first: 0, then v >> top (= 1) ... v >> 1. */
+        for (int k = top + 1; k >= 1 && !s->stopped; k--) {
+            uint64_t lower = k > top ? 0 : v >> k;
+            memcpy(s->candidate, s->current, s->count * sizeof *s->current);
+            s->candidate[i].value = lower;
+            if (try_schedule(s, s->candidate, s->count)) { changed = true; break; }
+        }
+    }
+    return changed;
+}
+
+/* ---- The whole search ----------------------------------------------------- */
+
+hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const uint8_t *data, size_t size,
+                               const hf_minimize_options *options, hf_minimized *out) {
+    assert(t && goal && options && out);
+    assert(data || size == 0);
+    memset(out, 0, sizeof *out);
+    search s = {.target = t, .goal = goal, .options = options, .phase = "replaying the input"};
+    s.started = s.last_report = hf_wall_seconds();
+    s.current = must_alloc(HF_DEVIATIONS_KEPT * sizeof *s.current);
+    s.candidate = must_alloc(HF_DEVIATIONS_KEPT * sizeof *s.candidate);
+
+    /* The input as given, then as re-encoded: what its run took, which
+     * drops bytes the run never read. */
+    hf_result r;
+    hf_run(t, data, size, &r);
+    s.runs = 1;
+    out->goal_was_met = hf_goal_met(goal, &r);
+    const hf_decider *d = hf_last_decisions();
+    s.original_deviations = d->deviations;
+    s.original_size = size;
+    s.count = d->deviations < HF_DEVIATIONS_KEPT ? d->deviations : HF_DEVIATIONS_KEPT;
+    memcpy(s.current, d->taken, s.count * sizeof *s.current);
+    /* The tail: only when every deviation before it was recorded. */
+    if (d->deviations <= HF_DEVIATIONS_KEPT && d->next_deviation != UINT64_MAX) {
+        s.has_tail = true;
+        s.tail_next = d->next_deviation;
+        s.tail_size = d->size - d->pos;
+        s.tail = must_alloc(s.tail_size);
+        memcpy(s.tail, d->data + d->pos, s.tail_size);
+    }
+    s.size = encode(&s, s.current, s.count);
+    memcpy(s.candidate, s.current, s.count * sizeof *s.current);
+    run_schedule(&s, s.candidate, s.count);
+
+    /* If the input fails some other way, ddmin doubles as the search for a
+     * reduction that fails the goal's way: the first one found is kept. */
+    bool proven = false;
+    for (;;) {
+        ddmin(&s, &proven);
+        if (!s.reproduced || s.stopped) break;
+        /* A lowered value can make a deviation removable: ddmin again. */
+        if (!lower_values(&s) || s.stopped) break;
+    }
+    hf_minimize_status status = s.reproduced ? HF_MINIMIZED : HF_NOT_REPRODUCED;
+    if (s.reproduced) {
+        /* Leave the minimized run as the last one, for its trace. */
+        size_t n = encode(&s, s.current, s.count);
+        hf_run(t, s.buffer, n, &r);
+        assert(hf_goal_met(goal, &r));
+        out->deviations = must_alloc(s.count * sizeof *s.current);
+        memcpy(out->deviations, s.current, s.count * sizeof *s.current);
+        out->count = s.count;
+        out->bytes = must_alloc(n);
+        if (n) memcpy(out->bytes, s.buffer, n);   /* with n == 0 the buffer may be NULL */
+        out->size = n;
+    }
+    out->original_deviations = s.original_deviations;
+    out->runs = s.runs;
+    out->seconds = hf_wall_seconds() - s.started;
+    out->budget_ran_out = s.stopped;
+    out->one_minimal = s.reproduced && proven && !s.stopped;
+    s.phase = status == HF_MINIMIZED ? (out->one_minimal ? "done, 1-minimal" : "stopped: budget ran out")
+                                     : "goal not reproduced";
+    report(&s, true);
+    free(s.current);
+    free(s.candidate);
+    free(s.buffer);
+    free(s.tail);
+    return status;
+}
+
+void hf_minimized_free(hf_minimized *m) {
+    free(m->deviations);
+    free(m->bytes);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,70 @@
+/*
+ * behaviour.c — the per-run feature set (behaviour.h).
+ */
+#include "behaviour.h"
+#include "world.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* splitmix64's finaliser: spreads every input bit over the whole word. */
+static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+void hf_features_reset(hf_features *f) {
+    for (uint32_t i = 0; i < f->count; i++) {
+        /* Clear only the slots this run used: cheaper than the whole table. */
+        uint64_t h = f->list[i];
+        size_t at = (size_t)(h % (2 * HF_FEATURES_MAX));
+        while (f->slot[at] != h) at = (at + 1) % (2 * HF_FEATURES_MAX);
+        f->slot[at] = 0;
+    }
+    /* The search above looks for h itself, so holes left by earlier
+     * removals do not stop it; afterwards the table is empty. */
+    f->count = 0;
+    f->state_count = 0;
+    f->signature = 0;
+}
+
+void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b) {
+    uint64_t h = mix(mix(((uint64_t)kind << 56) ^ a) ^ b);
+    if (h == 0) h = 1;
+    if (f->count == HF_FEATURES_MAX) return;   /* a full set still steers; it just stops growing */
+    size_t at = (size_t)(h % (2 * HF_FEATURES_MAX));
+    while (f->slot[at]) {
+        if (f->slot[at] == h) return;
+        at = (at + 1) % (2 * HF_FEATURES_MAX);
+    }
+    f->slot[at] = h;
+    f->list[f->count++] = h;
+    f->signature ^= mix(h);   /* XOR of distinct members: independent of order */
+}
+
+uint64_t hf_action_hash(uint32_t kind, const char *text) {
+    uint64_t h = 0xcbf29ce484222325u ^ kind;   /* FNV-1a */
+    if (text)
+        for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+            if (*p < '0' || *p > '9') h = (h ^ *p) * 0x100000001b3u;
+    return h;
+}
+
+const hf_features *hf_last_features(void) { return &hf_w.features; }
+
+void hf_state(const char *what, int64_t value) {
+    hf_features *f = &hf_w.features;
+    uint64_t key = hf_action_hash(0, what);
+    int i = 0;
+    while (i < f->state_count && f->state_key[i] != key) i++;
+    if (i == f->state_count) {
+        if (i == HF_STATES_MAX) return;
+        f->state_key[i] = key;
+        f->state_value[i] = INT64_MIN;   /* "no value yet": the first report is a transition too */
+        f->state_count++;
+    }
+    if (f->state_value[i] == value) return;
+    hf_features_add(f, HF_FEAT_STATE, key ^ mix((uint64_t)f->state_value[i]), (uint64_t)value);
+    f->state_value[i] = value;
+}

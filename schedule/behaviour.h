@@ -1,0 +1,56 @@
+/*
+ * behaviour.h — what a run *did*, as a set of hashed behaviour features, and
+ * the run's signature.
+ *
+ * Code coverage sees that a line ran, not in which order things happened or
+ * which fault hit what.  Features do:
+ *   interleaving   at each context switch, the pair (what the task leaving
+ *                  had just done, what the task arriving was doing)
+ *   state          a target's abstract state transitions (hf_state)
+ *   property       each sometimes/reachable that held in this run
+ * and the simulated world adds message orders and faults.  "What a task
+ * did" is its last traced action with digits removed from its text, so
+ * "read 3" and "read 4" are one action and counts do not swamp the set.
+ *
+ * The signature is an order-insensitive hash of the set: runs that did the
+ * same things, interleaved the same ways, are one behaviour.  It is the
+ * "species" the discovery log counts.
+ */
+#ifndef HF_BEHAVIOUR_H
+#define HF_BEHAVIOUR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { HF_FEATURES_MAX = 4096 };   /* distinct features kept per run */
+enum { HF_STATES_MAX = 64 };       /* abstract state variables tracked per run */
+
+typedef struct hf_features {
+    uint64_t slot[2 * HF_FEATURES_MAX];   /* open addressing; 0 = empty */
+    uint64_t list[HF_FEATURES_MAX];       /* the features, in first-seen order */
+    uint32_t count;
+    uint64_t signature;
+    int state_count;                      /* hf_state: last value of each variable */
+    uint64_t state_key[HF_STATES_MAX];
+    int64_t state_value[HF_STATES_MAX];
+} hf_features;
+
+typedef enum hf_feature_kind {
+    HF_FEAT_INTERLEAVING = 1,
+    HF_FEAT_STATE,
+    HF_FEAT_PROPERTY,
+    HF_FEAT_MESSAGE,
+    HF_FEAT_FAULT,
+} hf_feature_kind;
+
+void hf_features_reset(hf_features *f);
+/* Adds one feature, made of its kind and two numbers. */
+void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b);
+
+/* The hash of a text with its digits left out: an action's identity. */
+uint64_t hf_action_hash(uint32_t kind, const char *text);
+
+/* The last run's features. */
+const hf_features *hf_last_features(void);
+
+#endif

@@ -1,0 +1,60 @@
+#!/bin/bash
+# test_determinism.sh — the same input gives the same trace hash in a fresh
+# process, at -O0 and -O2, under ASan, UBSan and MSan, and under the
+# libFuzzer and AFL++ binaries as in the standalone replayer.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for target in $("$HF_OUT/heisenfuzz" list | cut -d' ' -f1); do
+    "$HF_OUT/heisenfuzz" explore "$target" --strategy bytes --runs 10000 --seed 9 --hashes >"$tmp/plain" 2>/dev/null
+    for build in O0:"$HF_OUT_O0" asan:"$HF_OUT_ASAN" ubsan:"$HF_OUT_UBSAN" msan:"$HF_OUT_MSAN"; do
+        name=${build%%:*} dir=${build#*:}
+        runs=10000
+        [ "$name" = msan ] && runs=2000   # the slowest build checks a prefix
+        "$dir/heisenfuzz" explore "$target" --strategy bytes --runs $runs --seed 9 --hashes 2>/dev/null \
+            | grep -E '^[0-9]+ ' >"$tmp/$name"
+        if [ "$(wc -l <"$tmp/$name")" -eq $runs ] && cmp -s "$tmp/$name" <(grep -E '^[0-9]+ ' "$tmp/plain" | head -n $runs); then
+            echo "ok - $target: $runs random inputs give the same trace hashes at -O2 and in the $name build"
+        else
+            echo "not ok - $target: trace hashes differ between the -O2 and $name builds"
+        fi
+    done
+done
+
+# Engines: the replayer, the libFuzzer binary and the AFL++ binary, on the
+# same files (inputs from a fixed seed; counter never fails, so every run
+# prints its hash; counter_buggy's failing inputs abort, one per process).
+# Inputs are 1..40 bytes: AFL++'s driver skips an empty file.
+RANDOM=4242
+mkdir -p "$tmp/inputs"
+for i in $(seq 1 40); do
+    len=$((1 + RANDOM % 40)) bytes=""
+    for _ in $(seq 1 $len); do bytes+=$(printf '\\x%02x' $((RANDOM % 256))); done
+    printf "$bytes" >"$tmp/inputs/in$(printf %02d "$i")"
+done
+files=("$tmp"/inputs/*)
+"$HF_OUT/heisenfuzz" replay -q counter "${files[@]}" | grep '^trace-hash' >"$tmp/replayer"
+HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/counter_fuzzer" "${files[@]}" 2>&1 | grep '^trace-hash' >"$tmp/libfuzzer"
+cmp -s "$tmp/replayer" "$tmp/libfuzzer" && [ -s "$tmp/replayer" ] \
+    && echo "ok - counter: the libFuzzer binary and the replayer give the same trace hashes on 40 inputs" \
+    || echo "not ok - counter: libFuzzer and replayer trace hashes differ"
+if [ -x "$HF_OUT/counter_afl" ]; then
+    : >"$tmp/afl"
+    # The AFL++ driver silences stderr around each run unless AFL_DEBUG is set.
+    for f in "${files[@]}"; do AFL_DEBUG=1 HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/counter_afl" "$f" 2>&1 | grep '^trace-hash' >>"$tmp/afl"; done
+    cmp -s "$tmp/replayer" "$tmp/afl" \
+        && echo "ok - counter: the AFL++ binary and the replayer give the same trace hashes on 40 inputs" \
+        || echo "not ok - counter: AFL++ and replayer trace hashes differ"
+fi
+# A failing schedule: the crash report's hash equals the replayer's.
+printf '\x03\x00' >"$tmp/crash"
+want=$("$HF_OUT/heisenfuzz" replay counter_buggy "$tmp/crash" | grep '^trace-hash')
+for bin in "$HF_OUT/counter_buggy_fuzzer" "$HF_OUT_ASAN/counter_buggy_fuzzer" "$HF_OUT/counter_buggy_afl"; do
+    [ -x "$bin" ] || continue
+    got=$(AFL_DEBUG=1 "$bin" "$tmp/crash" </dev/null 2>&1 | grep '^trace-hash' | head -1)
+    [ -n "$want" ] && [ "$got" = "$want" ] \
+        && echo "ok - counter_buggy: $(basename "$(dirname "$bin")")/$(basename "$bin") reports the replayer's trace hash for a crash" \
+        || echo "not ok - counter_buggy: $bin reports '$got', the replayer '$want'"
+done

@@ -1,0 +1,60 @@
+#!/bin/bash
+# test_engines.sh — real, short, seeded fuzzing runs: libFuzzer and AFL++
+# find the lost update in counter_buggy, the fixed counter survives, and
+# LeakSanitizer stays quiet over 100,000 executions in one libFuzzer process.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+expected="verdict: fail the final count equals the number of increments"
+# Replay exits 1 for a failing schedule, so its output is read, not piped.
+replays_lost_update() { grep -qx "$expected" <<<"$("$HF_OUT/heisenfuzz" replay counter_buggy "$1")"; }
+
+# libFuzzer, plain and under ASan.
+for dir in "$HF_OUT" "$HF_OUT_ASAN"; do
+    work="$tmp/lf-$(basename "$dir")"
+    mkdir -p "$work"
+    (cd "$work" && "$OLDPWD/$dir/counter_buggy_fuzzer" -seed=1 -runs=200000 >log 2>&1)
+    crash=$(ls "$work"/crash-* 2>/dev/null | head -1)
+    if [ -n "$crash" ] && replays_lost_update "$crash"; then
+        echo "ok - libFuzzer ($(basename "$dir")) finds the lost update in counter_buggy; the replayer confirms it"
+    else
+        echo "not ok - libFuzzer ($(basename "$dir")) did not find a replayable lost update in counter_buggy"
+    fi
+done
+
+# The control: no failure, and no leak, over 100,000 executions under ASan.
+(cd "$tmp" && ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
+    "$OLDPWD/$HF_OUT_ASAN/counter_fuzzer" -seed=1 -runs=100000 >"$tmp/control.log" 2>&1)
+status=$?
+if [ $status -eq 0 ] && grep -q "Done 100000 runs" "$tmp/control.log" && ! grep -q "LeakSanitizer" "$tmp/control.log"; then
+    echo "ok - counter under ASan: 100,000 libFuzzer executions, no failure, LeakSanitizer quiet"
+else
+    echo "not ok - counter under ASan: status $status; $(grep -m1 -E 'ERROR|Leak' "$tmp/control.log")"
+fi
+
+# MSan and UBSan builds of the fuzzer run clean too.
+for dir in "$HF_OUT_MSAN" "$HF_OUT_UBSAN"; do
+    if (cd "$tmp" && "$OLDPWD/$dir/counter_fuzzer" -seed=1 -runs=20000 >"$tmp/san.log" 2>&1); then
+        echo "ok - counter under $(basename "$dir"): 20,000 libFuzzer executions run clean"
+    else
+        echo "not ok - counter under $(basename "$dir"): $(grep -m1 -E 'ERROR|runtime error' "$tmp/san.log")"
+    fi
+done
+
+# AFL++, bounded by an execution count.
+if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/counter_buggy_afl" ]; then
+    mkdir -p "$tmp/afl-in"
+    printf '\x00' >"$tmp/afl-in/seed"
+    env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
+        AFL_SHUFFLE_QUEUE=0 timeout 300 afl-fuzz -i "$tmp/afl-in" -o "$tmp/afl-out" -s 1 -E 20000 \
+        -- "$HF_OUT/counter_buggy_afl" >"$tmp/afl.log" 2>&1
+    crash=$(ls "$tmp"/afl-out/default/crashes/id:* 2>/dev/null | head -1)
+    if [ -n "$crash" ] && replays_lost_update "$crash"; then
+        echo "ok - AFL++ finds the lost update in counter_buggy within 20,000 executions; the replayer confirms it"
+    else
+        echo "not ok - AFL++ found no replayable lost update in counter_buggy ($(tail -c 300 "$tmp/afl.log" | tr '\n' ' '))"
+    fi
+else
+    echo "not ok - afl-fuzz or the AFL++ build is missing (./build.sh --deps installs afl++)"
+fi
