@@ -16,7 +16,9 @@
     X(kafka_idempotent_target) \
     X(kafka_idempotent_buggy_target) \
     X(lease_lock_target) \
-    X(lease_lock_buggy_target)
+    X(lease_lock_buggy_target) \
+    X(diskless_agent_target) \
+    X(diskless_agent_buggy_target)
 
 #define HF_DECLARE_TARGET(sym) extern const hf_target sym;
 HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)

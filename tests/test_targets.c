@@ -62,8 +62,8 @@ typedef struct incident {
 
 static const incident incidents[] = {
     {"metrics_race", "targets/metrics_race/", "metrics_race_buggy", "the exported totals equal the number of updates",
-     "decision 11: the client sends request 2 before the answer to 1; then 9 decisions on, "
-     "handler1, between its load and store of the histogram count, is preempted by handler2",
+     "decision 11: the client sends request 2 before the answer to request 1; decision 21: "
+     "handler1, between its load and its store of the histogram count, is preempted by handler2",
      {0x0b, 0x09, 0x00}, 3, 0.005},
     {"kafka_idempotent", "targets/kafka_idempotent/", "kafka_idempotent_buggy",
      "for each producer, the records in the log appear in send order, without duplicates",
@@ -75,6 +75,11 @@ static const incident incidents[] = {
      "decision 2: the fault profile allows clock skew; decision 4: client1's clock is 8 ms behind; "
      "decision 15: client1 works 80 ms under its first 50 ms lease",
      {0x02, 0x01, 0xe0, 0x2e, 0x0a, 0x6f, 0x11, 0x01}, 8, 0.005},
+    {"diskless_agent", "targets/diskless_agent/", "diskless_agent_buggy",
+     "every acknowledged record is readable through metadata and object store, exactly once",
+     "decision 2: the fault profile allows store errors; decision 60: the first PUT fails; "
+     "decision 67: the committer, polling as that PUT ends, runs between its two state transitions",
+     {0x02, 0x39, 0x00, 0x06, 0x00}, 5, 0.005},
 };
 enum { INCIDENTS = sizeof incidents / sizeof *incidents };
 
