@@ -18,7 +18,8 @@
     X(lease_lock_target) \
     X(lease_lock_buggy_target) \
     X(diskless_agent_target) \
-    X(diskless_agent_buggy_target)
+    X(diskless_agent_buggy_target) \
+    X(diskless_topic_target)
 
 #define HF_DECLARE_TARGET(sym) extern const hf_target sym;
 HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)

@@ -69,3 +69,4 @@ holds lease_lock 20000
 found diskless_agent_buggy diskless_agent \
     "every acknowledged record is readable through metadata and object store, exactly once" 300000
 holds diskless_agent 20000
+holds diskless_topic 20000
