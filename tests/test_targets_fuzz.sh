@@ -65,8 +65,8 @@ found kafka_idempotent_buggy kafka_idempotent \
     "for each producer, the records in the log appear in send order, without duplicates" 200000
 holds kafka_idempotent 20000
 found lease_lock_buggy lease_lock "at most one client believes it holds the lock at any logical instant" 300000
-holds lease_lock 20000
+holds lease_lock 10000
 found diskless_agent_buggy diskless_agent \
     "every acknowledged record is readable through metadata and object store, exactly once" 300000
-holds diskless_agent 20000
-holds diskless_topic 20000
+holds diskless_agent 10000
+holds diskless_topic 5000
