@@ -63,6 +63,15 @@ found metrics_race_buggy metrics_race "the exported totals equal the number of u
 holds metrics_race 20000
 found kafka_idempotent_buggy kafka_idempotent \
     "for each producer, the records in the log appear in send order, without duplicates" 200000
+# The crash tells KAFKA-19880's story: the first batch acknowledged is not
+# the first one sent.
+crash=$(ls "$work"/kafka_idempotent_buggy/crash-* 2>/dev/null | head -1)
+first_success=$([ -n "$crash" ] && "$OUT/heisenfuzz" replay kafka_idempotent_buggy "$crash" |
+    grep -m1 -o 'Produce corrId=[0-9]* baseSeq=[0-9]* -> success')
+case "$first_success" in
+    *"baseSeq=0 -> success"|"") echo "not ok - kafka_idempotent_buggy: the crash's first success is '$first_success', expected a non-zero baseSeq" ;;
+    *) echo "ok - kafka_idempotent_buggy: the crash's first acknowledged batch is out of order: $first_success" ;;
+esac
 holds kafka_idempotent 20000
 found lease_lock_buggy lease_lock "at most one client believes it holds the lock at any logical instant" 300000
 holds lease_lock 10000
