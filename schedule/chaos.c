@@ -87,7 +87,7 @@ static void partition(hf_sim *s, bool one_way) {
     if (n < 2) return;
     if (s->heal_at != SIM_NEVER) heal_partition(s);
     /* Side A is a proper, non-empty subset of the nodes: bit i-1 for node i. */
-    uint64_t all = (n == 64 ? UINT64_MAX : (1ull << n) - 1);
+    uint64_t all = (1ull << n) - 1;
     uint64_t side = hf_decide_range(&hf_w.decider, 1, all - 1, 1);
     uint64_t length = decide_duration(s, s->o.net.partition_max_ns);
     for (int i = 1; i <= n; i++)

@@ -16,6 +16,7 @@
  * exactly one of delivered, dropped or in flight; the network's copies are
  * counted apart the same way.
  */
+#include "behaviour.h"
 #include "sim_state.h"
 
 #include <assert.h>
@@ -35,6 +36,15 @@ static const char *kind_text(hf_sim *s, int kind) {
 static void trace_msg(hf_sim *s, hf_msg_event what, const sim_packet *p) {
     hf_emit(HF_EV_MSG, (int64_t)p->m.id, HF_MSG_EVENT(what, p->m.from, p->m.to, p->copy),
             kind_text(s, p->m.kind), 0);
+}
+
+/* A behaviour: what happened to a message on its link, and after which kind
+ * of message its node last received — so an order of arrival that is new
+ * (a Read before the Write it follows) counts as new. */
+static void message_feature(hf_msg_event what, sim_node *to, const sim_packet *p) {
+    uint64_t order = (uint64_t)what << 48 | (uint64_t)(uint32_t)to->last_kind_in << 24 | (uint32_t)p->m.kind;
+    uint64_t link = (uint64_t)p->m.from << 16 | (uint64_t)p->m.to << 8 | p->copy;
+    hf_features_add(&hf_w.features, HF_FEAT_MESSAGE, order, link);
 }
 
 static const char *describe(hf_sim *s, const hf_msg *m) {
@@ -94,13 +104,17 @@ static void arrive(void *arg) {
     }
     sim_node *to = &s->nodes[p->m.to];
     if (link->cut || !to->up) {
+        hf_msg_event lost = link->cut ? HF_MSG_LOST_PARTITION : HF_MSG_LOST_DOWN;
         count_dropped_in_flight(s, p);
-        trace_msg(s, link->cut ? HF_MSG_LOST_PARTITION : HF_MSG_LOST_DOWN, p);
+        trace_msg(s, lost, p);
+        message_feature(lost, to, p);
         packet_free(s, p);
         return;
     }
     count_delivered(s, p);
     trace_msg(s, HF_MSG_DELIVER, p);
+    message_feature(HF_MSG_DELIVER, to, p);
+    to->last_kind_in = p->m.kind + 1;
     if (p->is_reply) {
         hand_to_call(s, to, p);
         return;

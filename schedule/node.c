@@ -64,9 +64,11 @@ uint32_t hf_node_incarnation(int node) { return node_by_id(node)->incarnation; }
 
 void sim_node_crash(hf_sim *s, sim_node *n, bool by_chaos) {
     assert(n->up);
+    /* Only the chaos decides how long a node stays down: a node that keeps
+     * crashing itself comes back at the default pace, so its restarts (each
+     * a new task) stay few. */
     uint64_t down = s->o.node.down_default_ns;
-    if (by_chaos || sim_fault_possible(HF_FAULT_CRASH))
-        down = hf_decide_range(&hf_w.decider, s->o.node.down_min_ns, s->o.node.down_max_ns, down);
+    if (by_chaos) down = hf_decide_range(&hf_w.decider, s->o.node.down_min_ns, s->o.node.down_max_ns, down);
     uint64_t back = hf_w.now + down;
     if (!s->quiet && back > s->chaos_end) back = s->chaos_end;
     n->up = false;

@@ -3,6 +3,7 @@
  * (a bad one fails the run as HF_FAIL_CONFIG, naming the field), the names
  * of fault kinds, counters, and the helpers the world's files share.
  */
+#include "behaviour.h"
 #include "sim_state.h"
 
 #include <assert.h>
@@ -193,6 +194,8 @@ void sim_fault(hf_fault_kind kind, const char *fmt, ...) {
     va_end(ap);
     hf_w.sim->stats.faults[kind]++;
     hf_emit(HF_EV_FAULT, kind, 0, text, HF_EV_DEVIATED);
+    /* A behaviour: which fault struck what (numbers left out by the hash). */
+    hf_features_add(&hf_w.features, HF_FEAT_FAULT, kind, hf_action_hash(HF_EV_FAULT, text));
 }
 
 void sim_note(bool deviated, const char *fmt, ...) {

@@ -23,7 +23,8 @@
  * hf_fault_kind order, default no; then, if the profile has world faults
  * (below), the time of the first one.  Those are the run's first decisions
  * when the target calls hf_sim_start first, so the empty input is calm and
- * the input byte K alone allows exactly fault kind K.  Then:
+ * the input byte K alone allows exactly the K-th allowed kind (fault kind K
+ * when the options allow all).  Then:
  *
  *   chaos period  [0, chaos_ns)          faults of the profile may happen
  *   quiet period  [chaos_ns, +quiet_ns)  no new faults; partitions and clogs
@@ -43,7 +44,8 @@
  * Nodes are numbered 1..hf_node_count() in the order they were added and
  * appear as n1, n2, ... in the timeline.  Network, disk and store calls act
  * for the node of the calling task (tasks inherit the node of the task that
- * spawned them) and must come from a node's task.
+ * spawned them); a call from a task outside every node fails the run
+ * (HF_FAIL_CONFIG).
  */
 #ifndef HF_SIM_H
 #define HF_SIM_H
@@ -185,7 +187,8 @@ uint32_t hf_node_incarnation(int node); /* 1 on the first start, +1 per restart 
 
 /* A crash the target itself causes (a process that panics on an fsync
  * error, a test).  Crashing the caller's own node does not return.  The
- * node restarts after a decided downtime, as after a chaos crash. */
+ * node restarts after node.down_default_ns (no later than the end of the
+ * chaos period when it crashed in it). */
 void hf_node_crash(int node);
 
 /* ---- Clocks ----------------------------------------------------------------
@@ -221,20 +224,25 @@ bool hf_recv(hf_msg *m, uint64_t timeout_ns);
  * the request may have been lost, or served with its reply lost. */
 bool hf_call(int to, int kind, const void *data, size_t size, uint64_t timeout_ns, hf_msg *reply);
 
-/* Answers a request taken by hf_recv. */
+/* Answers a request taken by hf_recv.  (For several requests in flight
+ * from one task, as a pipelining client does, send them with hf_send and
+ * match the answers by a correlation id of the target's own.) */
 void hf_reply(const hf_msg *request, int kind, const void *data, size_t size);
 
 /* The timeline name of a message kind. */
 const char *hf_msg_kind_name(int kind);
 
 /* ---- Disk: one per node, surviving its crashes -----------------------------
- * Files by name.  A write is volatile until an fsync of its file succeeds;
- * a crash loses the volatile writes (HF_FAULT_DISK_LOST_WRITES) or a torn
- * suffix of them (HF_FAULT_DISK_TORN_WRITE).  A failed fsync forgets the
- * writes it covered, which stay readable until a crash, as on Linux.
- * Creating, renaming and deleting a file is atomic and durable at once (as
- * if every such call synced its directory).  Each call takes its time from
- * hf_disk_options and is a scheduling point. */
+ * Files by name.  A write is volatile until an fsync of its file succeeds.
+ * When the run's profile has HF_FAULT_DISK_LOST_WRITES, a crash in the
+ * chaos period is a machine crash: it loses the volatile writes (with
+ * HF_FAULT_DISK_TORN_WRITE, all but a prefix of them, the last one torn);
+ * otherwise a crash is a process crash and the volatile writes survive.
+ * A failed fsync forgets the writes it covered: they never reach the media
+ * but stay readable until a machine crash, as on Linux.  Creating, renaming
+ * and deleting a file is atomic and durable at once (as if every such call
+ * synced its directory).  Each call takes its time from hf_disk_options and
+ * is a scheduling point. */
 typedef enum hf_io {
     HF_IO_OK,
     HF_IO_ERROR,                  /* the operation failed (an injected fault) */

@@ -69,6 +69,7 @@ typedef struct sim_node {
     hf_waitq receivers;
     sim_call *calls;                  /* waiting hf_call callers */
     sim_file *files;                  /* its disk */
+    int last_kind_in;                 /* kind + 1 of the last message it received; 0: none */
 } sim_node;
 
 typedef struct sim_link {

@@ -14,6 +14,7 @@
  * With HF_WORLD_INPUTS=DIR set, the inputs found for each fault kind are
  * written there (for the cross-build determinism script).
  */
+#include "behaviour.h"
 #include "check.h"
 #include "run.h"
 #include "sim.h"
@@ -511,14 +512,29 @@ static void net_run(uint8_t kind, hf_result *r, net_shape *shape) {
     *shape = shape_of(the_log);
 }
 
+/* Features of the last run that `earlier` (a copy of another run's set)
+ * lacks. */
+static int new_features(const hf_features *earlier) {
+    const hf_features *now = hf_last_features();
+    int fresh = 0;
+    for (uint32_t i = 0; i < now->count; i++) {
+        bool known = false;
+        for (uint32_t j = 0; j < earlier->count && !known; j++) known = earlier->list[j] == now->list[i];
+        fresh += !known;
+    }
+    return fresh;
+}
+
 static void test_network_semantics(void) {
     hf_result r;
     hf_run(&net_target, NULL, 0, &r);
     net_shape calm = shape_of(the_log);
     CHECK(r.outcome == HF_OK && calm.each_once && calm.in_order,
           "calm network: each of %d messages arrives once, in the order sent (FIFO link)", NET_MESSAGES);
+    static hf_features calm_features;
+    calm_features = *hf_last_features();
 
-    int reordered = 0, iff = 0, whole = 0;
+    int reordered = 0, iff = 0, whole = 0, novel = 0;
     for (int i = 0; i < 100; i++) {
         net_shape s;
         net_run(3, &r, &s);
@@ -526,7 +542,10 @@ static void test_network_semantics(void) {
         reordered += !s.in_order;
         iff += fault == !s.in_order;
         whole += s.each_once;
+        novel += fault && new_features(&calm_features) > 0;
     }
+    CHECK(novel == reordered, "every reordered run shows behaviour features the calm run "
+          "lacks (%d of %d)", novel, reordered);
     CHECK(whole == 100 && reordered > 10 && iff == 100,
           "reorder alone: nothing lost or doubled; order broken in %d of 100 runs, exactly those with a reorder "
           "fault (%d agree)", reordered, iff);
