@@ -10,7 +10,16 @@
 #define HF_FOR_EACH_TARGET(X) \
     X(counter_target)         \
     X(counter_buggy_target)   \
-    X(cluster_target)
+    X(cluster_target)         \
+    X(metrics_race_target)    \
+    X(metrics_race_buggy_target) \
+    X(kafka_idempotent_target) \
+    X(kafka_idempotent_buggy_target) \
+    X(lease_lock_target) \
+    X(lease_lock_buggy_target) \
+    X(diskless_agent_target) \
+    X(diskless_agent_buggy_target) \
+    X(diskless_topic_target)
 
 #define HF_DECLARE_TARGET(sym) extern const hf_target sym;
 HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)
