@@ -18,7 +18,8 @@
  * HF_TARGET_RUNS overrides the runs per fixed variant: 50,000 by default,
  * 5,000 under a sanitizer, whose build is there to catch memory errors,
  * not to add volume (a run costs 20-250 us here, several times that under
- * AddressSanitizer).
+ * AddressSanitizer); the random-share check tries 10,000 inputs, 2,000
+ * under a sanitizer.
  */
 #define _POSIX_C_SOURCE 199309L   /* clock_gettime */
 #include "check.h"
@@ -49,6 +50,20 @@ static double seconds(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
+#endif
+#ifdef UNDER_SANITIZER
+enum { DEFAULT_RUNS = 5000, SHARE_TRIES = 2000 };
+#else
+enum { DEFAULT_RUNS = 50000, SHARE_TRIES = 10000 };
+#endif
 
 /* An incident: its fixed variant, and its buggy one with the shortest
  * known failing schedule. */
@@ -153,7 +168,7 @@ static void check_buggy_variant(const incident *g) {
     CHECK(r.outcome == HF_OK, "%s: the same schedule passes the fixed variant%s%s", g->fixed,
           r.outcome == HF_OK ? "" : ": ", r.message);
 
-    long hits = 0, tries = 10000;
+    long hits = 0, tries = SHARE_TRIES;
     for (long k = 0; k < tries; k++) {
         size_t len = random_input(input, sizeof input, false);
         hf_run(buggy, input, len, &r);
@@ -163,20 +178,6 @@ static void check_buggy_variant(const incident *g) {
     CHECK(share <= g->max_random_share, "%s: %ld of %ld uniform random inputs hit the bug (%.2f%%, at most %.2f%%)",
           g->buggy, hits, tries, 100 * share, 100 * g->max_random_share);
 }
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#endif
-#ifdef UNDER_SANITIZER
-enum { DEFAULT_RUNS = 5000 };
-#else
-enum { DEFAULT_RUNS = 50000 };
-#endif
 
 int main(void) {
     const char *env = getenv("HF_TARGET_RUNS");

@@ -17,7 +17,6 @@
 #include "producer_state.h"
 
 #include <assert.h>
-#include <string.h>
 
 enum { LOG_MAX_BATCHES = 64, PENDING_MAX = 16 };
 
