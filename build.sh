@@ -144,7 +144,11 @@ local_build() {
     if [ -z "$sanitizer" ] && command -v afl-clang-fast >/dev/null; then
         local rt_afl tg_afl feedback_afl
         feedback_afl=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" fuzz/feedback.c)
-        CC="env AFL_QUIET=1 afl-clang-fast"
+        # Debian's AFL++ 4.04c miscompiles some selects in its default
+        # PCGUARD mode (a boolean picks a guard from a table that has only
+        # one: metrics_race_buggy_afl crashed on the input 0b); its CLASSIC
+        # edge instrumentation does not.
+        CC="env AFL_QUIET=1 AFL_LLVM_INSTRUMENT=CLASSIC afl-clang-fast"
         rt_afl=$(compile "$obj/afl" "$cflags" $RUNTIME_SOURCES)
         tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
         for sym in $(target_symbols); do

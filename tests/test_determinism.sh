@@ -58,3 +58,18 @@ for bin in "$HF_OUT/counter_buggy_fuzzer" "$HF_OUT_ASAN/counter_buggy_fuzzer" "$
         && echo "ok - counter_buggy: $(basename "$(dirname "$bin")")/$(basename "$bin") reports the replayer's trace hash for a crash" \
         || echo "not ok - counter_buggy: $bin reports '$got', the replayer '$want'"
 done
+
+# Every target's AFL++ binary agrees with the replayer on the verdict of
+# short inputs (AFL++ 4.04c's default instrumentation once crashed on some).
+for target in $("$HF_OUT/heisenfuzz" list | cut -d' ' -f1); do
+    [ -x "$HF_OUT/${target}_afl" ] || continue
+    agree=1
+    for f in "${files[@]:0:12}"; do
+        "$HF_OUT/${target}_afl" "$f" >/dev/null 2>&1; afl=$?
+        "$HF_OUT/heisenfuzz" replay -q "$target" "$f" >/dev/null 2>&1; replay=$?
+        # ok is 0 for both; a failed run is abort() (134) for the binary, 1 for replay.
+        { [ $afl -eq 0 ] && [ $replay -eq 0 ]; } || { [ $afl -eq 134 ] && [ $replay -eq 1 ]; } || agree=0
+    done
+    [ $agree -eq 1 ] && echo "ok - $target: the AFL++ binary and the replayer agree on 12 inputs" \
+        || echo "not ok - $target: the AFL++ binary and the replayer disagree on a verdict"
+done
