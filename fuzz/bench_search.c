@@ -17,6 +17,7 @@
 #include "targets.h"
 #include "tool.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -108,10 +109,7 @@ static bool is_buggy(const hf_target *t) {
 }
 
 static int search_target(const hf_target *t, const search_options *o, const char *bin_dir) {
-    if (!is_buggy(t)) {
-        fprintf(stderr, "heisenfuzz: bench --search needs a buggy target (NAME_buggy), not %s\n", t->name);
-        return 2;
-    }
+    assert(is_buggy(t));
     char fuzzer[PATH_MAX + 64], dict[PATH_MAX + 64];
     snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
     size_t family = strlen(t->name) - strlen("_buggy");
@@ -153,6 +151,11 @@ int hf_bench_search(int argc, char **argv) {
         else if (!strcmp(argv[i - 1], "--max-runs") && v >= 1) o.max_runs = v;
         else return hf_usage_error("bench --search: bad option %s %s", argv[i - 1], argv[i]);
     }
+    for (int i = first_target; i < argc; i++) {
+        const hf_target *t = hf_tool_target(argv[i]);
+        if (!t) return 2;
+        if (!is_buggy(t)) return hf_usage_error("bench --search takes buggy targets (NAME_buggy), not %s", t->name);
+    }
     char bin_dir[PATH_MAX];
     if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) return 2;
 
@@ -161,10 +164,7 @@ int hf_bench_search(int argc, char **argv) {
            "random/beh", "pct/beh");
     int status = 0;
     if (first_target < argc) {
-        for (int i = first_target; i < argc && !status; i++) {
-            const hf_target *t = hf_tool_target(argv[i]);
-            status = t ? search_target(t, &o, bin_dir) : 2;
-        }
+        for (int i = first_target; i < argc && !status; i++) status = search_target(hf_target_find(argv[i]), &o, bin_dir);
     } else {
         for (const hf_target *const *t = hf_targets; *t && !status; t++)
             if (is_buggy(*t)) status = search_target(*t, &o, bin_dir);
