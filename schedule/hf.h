@@ -14,6 +14,7 @@
 #ifndef HF_H
 #define HF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,7 @@ uint64_t hf_random64(const char *what, uint64_t dflt);
 void *hf_alloc(size_t size);
 char *hf_strdup(const char *s);
 char *hf_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *hf_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A line of the target's own in the timeline. */
 void hf_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

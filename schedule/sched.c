@@ -427,7 +427,7 @@ char *hf_strdup(const char *s) {
     return memcpy(hf_alloc(n), s, n);
 }
 
-static char *vformat(const char *fmt, va_list ap) {
+char *hf_vprintf(const char *fmt, va_list ap) {
     va_list again;
     va_copy(again, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -440,7 +440,7 @@ static char *vformat(const char *fmt, va_list ap) {
 char *hf_printf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
+    char *s = hf_vprintf(fmt, ap);
     va_end(ap);
     return s;
 }
@@ -448,7 +448,7 @@ char *hf_printf(const char *fmt, ...) {
 void hf_note(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
+    char *s = hf_vprintf(fmt, ap);
     va_end(ap);
     hf_emit(HF_EV_NOTE, 0, 0, s, 0);
 }

@@ -176,21 +176,11 @@ const hf_sim_stats *hf_sim_stats_of_run(void) {
 
 /* ---- Helpers ---------------------------------------------------------------- */
 
-static char *vformat(const char *fmt, va_list ap) {
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    char *text = hf_alloc((size_t)(n < 0 ? 0 : n) + 1);
-    vsnprintf(text, (size_t)n + 1, fmt, again);
-    va_end(again);
-    return text;
-}
-
 void sim_fault(hf_fault_kind kind, const char *fmt, ...) {
     assert(kind < HF_FAULT_KIND_COUNT);
     va_list ap;
     va_start(ap, fmt);
-    char *text = vformat(fmt, ap);
+    char *text = hf_vprintf(fmt, ap);
     va_end(ap);
     hf_w.sim->stats.faults[kind]++;
     hf_emit(HF_EV_FAULT, kind, 0, text, HF_EV_DEVIATED);
@@ -201,7 +191,7 @@ void sim_fault(hf_fault_kind kind, const char *fmt, ...) {
 void sim_note(bool deviated, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *text = vformat(fmt, ap);
+    char *text = hf_vprintf(fmt, ap);
     va_end(ap);
     hf_emit(HF_EV_NOTE, 0, 0, text, deviated ? HF_EV_DEVIATED : 0);
 }
