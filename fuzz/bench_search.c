@@ -103,17 +103,12 @@ static void print_count(uint64_t v, uint64_t max) {
     else printf(" %13" PRIu64, v);
 }
 
-static bool is_buggy(const hf_target *t) {
-    size_t len = strlen(t->name);
-    return len > 6 && !strcmp(t->name + len - 6, "_buggy");
-}
-
 static int search_target(const hf_target *t, const search_options *o, const char *bin_dir) {
-    assert(is_buggy(t));
-    char fuzzer[PATH_MAX + 64], dict[PATH_MAX + 64];
+    assert(hf_target_is_buggy(t));
+    char fuzzer[PATH_MAX + 64], family[256], dict[PATH_MAX + 320];
     snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
-    size_t family = strlen(t->name) - strlen("_buggy");
-    snprintf(dict, sizeof dict, "%s/../dict/%.*s.dict", bin_dir, (int)family, t->name);
+    hf_target_family(t, family, sizeof family);
+    snprintf(dict, sizeof dict, "%s/../dict/%s.dict", bin_dir, family);
     if (access(fuzzer, X_OK) != 0) {
         fprintf(stderr, "heisenfuzz: no fuzzer binary %s (build it with ./build.sh)\n", fuzzer);
         return 2;
@@ -154,7 +149,7 @@ int hf_bench_search(int argc, char **argv) {
     for (int i = first_target; i < argc; i++) {
         const hf_target *t = hf_tool_target(argv[i]);
         if (!t) return 2;
-        if (!is_buggy(t)) return hf_usage_error("bench --search takes buggy targets (NAME_buggy), not %s", t->name);
+        if (!hf_target_is_buggy(t)) return hf_usage_error("bench --search takes buggy targets (NAME_buggy), not %s", t->name);
     }
     char bin_dir[PATH_MAX];
     if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) return 2;
@@ -167,7 +162,7 @@ int hf_bench_search(int argc, char **argv) {
         for (int i = first_target; i < argc && !status; i++) status = search_target(hf_target_find(argv[i]), &o, bin_dir);
     } else {
         for (const hf_target *const *t = hf_targets; *t && !status; t++)
-            if (is_buggy(*t)) status = search_target(*t, &o, bin_dir);
+            if (hf_target_is_buggy(*t)) status = search_target(*t, &o, bin_dir);
     }
     return status;
 }

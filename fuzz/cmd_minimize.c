@@ -186,15 +186,13 @@ static int read_goal_file(const char *path, hf_goal *g, char *error, size_t size
 
 /* The fixed twin of a *_buggy target, or NULL after saying why not. */
 static const hf_target *fixed_twin(const hf_target *buggy) {
-    static const char suffix[] = "_buggy";
-    size_t n = strlen(buggy->name), s = sizeof suffix - 1;
-    if (n <= s || strcmp(buggy->name + n - s, suffix)) {
+    if (!hf_target_is_buggy(buggy)) {
         fprintf(stderr, "heisenfuzz: --emit-test needs a target named *_buggy with a fixed twin; '%s' is not one\n",
                 buggy->name);
         return NULL;
     }
     char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)(n - s), buggy->name);
+    hf_target_family(buggy, name, sizeof name);
     const hf_target *fixed = hf_target_find(name);
     if (!fixed) fprintf(stderr, "heisenfuzz: --emit-test: target '%s' has no fixed twin '%s'\n", buggy->name, name);
     return fixed;

@@ -119,9 +119,7 @@ static int cmd_fuzz(int argc, char **argv) {
     /* The target's dictionary and seeds, where the source tree has them
      * (the tool lives in out/, beside dict/ and targets/). */
     char base[PATH_MAX], dict[PATH_MAX + 96], seeds[PATH_MAX + 96];
-    snprintf(base, sizeof base, "%s", t->name);
-    size_t len = strlen(base);
-    if (len > 6 && !strcmp(base + len - 6, "_buggy")) base[len - 6] = '\0';
+    hf_target_family(t, base, sizeof base);
     snprintf(dict, sizeof dict, "-dict=%s/../dict/%s.dict", bin_dir, base);
     snprintf(seeds, sizeof seeds, "%s/../targets/%s/seeds", bin_dir, base);
 

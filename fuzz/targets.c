@@ -3,6 +3,7 @@
  */
 #include "targets.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define HF_TARGET_ENTRY(sym) &sym,
@@ -13,4 +14,17 @@ const hf_target *hf_target_find(const char *name) {
     for (const hf_target *const *t = hf_targets; *t; t++)
         if (strcmp((*t)->name, name) == 0) return *t;
     return NULL;
+}
+
+static const char buggy_suffix[] = "_buggy";
+
+bool hf_target_is_buggy(const hf_target *t) {
+    size_t n = strlen(t->name), s = sizeof buggy_suffix - 1;
+    return n > s && strcmp(t->name + n - s, buggy_suffix) == 0;
+}
+
+void hf_target_family(const hf_target *t, char *out, size_t size) {
+    size_t n = strlen(t->name);
+    if (hf_target_is_buggy(t)) n -= sizeof buggy_suffix - 1;
+    snprintf(out, size, "%.*s", (int)n, t->name);
 }

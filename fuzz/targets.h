@@ -30,4 +30,9 @@ extern const hf_target *const hf_targets[];
 
 const hf_target *hf_target_find(const char *name);
 
+/* Targets come in families: NAME, the fixed variant, and NAME_buggy. */
+bool hf_target_is_buggy(const hf_target *t);
+/* Writes the family name (the target's name without "_buggy") to `out`. */
+void hf_target_family(const hf_target *t, char *out, size_t size);
+
 #endif
