@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE   /* CLOCK_MONOTONIC_COARSE */
 #include "discovery.h"
+#include "behaviour.h"
 #include "species.h"
 #include "status.h"
 

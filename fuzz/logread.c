@@ -7,6 +7,7 @@
  * adding each process's new seen lines to one table of signatures.
  */
 #include "logread.h"
+#include "behaviour.h"
 #include "files.h"
 #include "species.h"
 

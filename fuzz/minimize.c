@@ -11,8 +11,18 @@
  * smaller values (first difference wins), earlier indices.  Each is a
  * natural number or a tuple of a fixed length, so no chain of simpler
  * schedules is infinite and the search ends even without a budget.
+ *
+ * Undoing deviations may change the story of the run (that is the point:
+ * the faults that do not matter go).  Lowering a value may not: a smaller
+ * delay or count is kept only when the run tells the same story, the same
+ * events in the same order, numbers aside.  Smaller numbers should make a
+ * reproduction easier to read, not turn it into another one (a shorter
+ * delay of the same message can fail the same property through other
+ * errors, and then the minimized timeline no longer shows what the crash
+ * showed).
  */
 #include "minimize.h"
+#include "behaviour.h"
 #include "tool.h"
 
 #include <assert.h>
@@ -48,6 +58,7 @@ typedef struct search {
     size_t count;
     size_t size;                /* its encoded length */
     bool reproduced;            /* current meets the goal */
+    uint64_t story;             /* current's story (story_of) */
     uint64_t runs;
     double started;
     double last_report;
@@ -154,11 +165,36 @@ static bool simpler(const hf_deviation *a, size_t a_count, size_t a_size,
     return false;
 }
 
+/* ---- Story ----------------------------------------------------------------- */
+
+/* A hash of what happened in a run, in order, numbers aside: who did what
+ * (task, event kind, text without its digits) and between whom (message
+ * endpoints, fault kinds, task ids), but no time, no value of a decision,
+ * no number in a note.  A run longer than the trace ring is told by its
+ * length and the events the ring kept. */
+static uint64_t story_of(const hf_trace *t) {
+    uint64_t h = hf_mix64(t->count);
+    uint64_t first = t->count > HF_TRACE_CAPACITY ? t->count - HF_TRACE_CAPACITY : 0;
+    for (uint64_t i = first; i < t->count; i++) {
+        const hf_event *e = hf_trace_event(t, i);
+        assert(e);
+        int64_t who = 0;
+        switch (e->kind) {
+        case HF_EV_SPAWN: case HF_EV_WAKE: case HF_EV_FAULT: who = e->a; break;
+        case HF_EV_MSG: who = e->b; break;
+        default: break;
+        }
+        h = hf_mix64(h ^ hf_action_hash(e->kind, e->text) ^ (uint64_t)e->task << 48 ^ (uint64_t)who);
+    }
+    return h;
+}
+
 /* ---- Trying a candidate -------------------------------------------------- */
 
-/* Runs the schedule `devs`.  When it meets the goal and what the run took
+/* Runs the schedule `devs`.  When it meets the goal (and, with
+ * `same_story`, tells the current schedule's story) and what the run took
  * is simpler than the current schedule, that becomes the current one. */
-static bool run_schedule(search *s, const hf_deviation *devs, size_t count) {
+static bool run_schedule(search *s, const hf_deviation *devs, size_t count, bool same_story) {
     size_t size = encode(s, devs, count);
     hf_result r;
     hf_run(s->target, s->buffer, size, &r);
@@ -170,6 +206,9 @@ static bool run_schedule(search *s, const hf_deviation *devs, size_t count) {
     size_t taken_size = encoded_size(d->taken, d->deviations);
     if (s->reproduced && !simpler(d->taken, d->deviations, taken_size, s->current, s->count, s->size))
         return false;
+    uint64_t story = story_of(hf_last_trace());
+    if (same_story && story != s->story) return false;
+    s->story = story;
     memcpy(s->current, d->taken, d->deviations * sizeof *d->taken);
     s->count = d->deviations;
     s->size = taken_size;
@@ -179,8 +218,8 @@ static bool run_schedule(search *s, const hf_deviation *devs, size_t count) {
 }
 
 /* As run_schedule, within the budget. */
-static bool try_schedule(search *s, const hf_deviation *devs, size_t count) {
-    return budget_left(s) && run_schedule(s, devs, count);
+static bool try_schedule(search *s, const hf_deviation *devs, size_t count, bool same_story) {
+    return budget_left(s) && run_schedule(s, devs, count, same_story);
 }
 
 /* ---- Delta debugging over the deviations ---------------------------------- */
@@ -212,12 +251,12 @@ static void ddmin(search *s, bool *proven) {
         if (chunks > 2) {
             for (size_t c = chunks; c-- > 0 && !removed && !s->stopped;) {
                 size_t k = take_chunk(s, c * n / chunks, (c + 1) * n / chunks, true);
-                if (try_schedule(s, s->candidate, k)) { removed = true; chunks = 2; }
+                if (try_schedule(s, s->candidate, k, false)) { removed = true; chunks = 2; }
             }
         }
         for (size_t c = chunks; c-- > 0 && !removed && !s->stopped;) {
             size_t k = take_chunk(s, c * n / chunks, (c + 1) * n / chunks, false);
-            if (try_schedule(s, s->candidate, k)) {
+            if (try_schedule(s, s->candidate, k, false)) {
                 removed = true;
                 chunks = chunks > 2 ? chunks - 1 : 2;
             }
@@ -231,10 +270,19 @@ static void ddmin(search *s, bool *proven) {
 
 /* ---- Lowering values ----------------------------------------------------- */
 
+/* Deviation i of the current schedule with another value: kept when the
+ * goal and the story hold and it is simpler. */
+static bool try_value(search *s, size_t i, uint64_t value) {
+    memcpy(s->candidate, s->current, s->count * sizeof *s->current);
+    s->candidate[i].value = value;
+    return try_schedule(s, s->candidate, s->count, true);
+}
+
 /* The value v = 0 is the nearest choice past the default; smaller values
  * are less far from the undisturbed schedule.  For each deviation, from the
- * last, tries 0, 1, then v with its low bits cut (v>>k ... v>>1): the
- * smallest that keeps the goal wins. */
+ * last, tries 0, 1, then v with its low bits cut (v>>k ... v>>1), smallest
+ * first; the first that keeps the goal and the story, and the one tried
+ * before it, bracket the smallest value that does, which bisection finds. */
 static bool lower_values(search *s) {
     bool changed = false;
     s->phase = "lowering values";
@@ -244,12 +292,17 @@ static bool lower_values(search *s) {
         if (s->current[i].width == 0 || v == 0) continue;
         int top = 63;
         while (!(v >> top)) top--;
-        /* Candidates, smallest first: 0, then v >> top (= 1) ... v >> 1. */
+        uint64_t works = v, fails = 0;
         for (int k = top + 1; k >= 1 && !s->stopped; k--) {
             uint64_t lower = k > top ? 0 : v >> k;
-            memcpy(s->candidate, s->current, s->count * sizeof *s->current);
-            s->candidate[i].value = lower;
-            if (try_schedule(s, s->candidate, s->count)) { changed = true; break; }
+            if (try_value(s, i, lower)) { changed = true; works = lower; break; }
+            fails = lower;
+        }
+        /* An accepted run is re-read, so deviation i may have moved. */
+        while (works - fails > 1 && !s->stopped && i < s->count && s->current[i].value == works) {
+            uint64_t mid = fails + (works - fails) / 2;
+            if (try_value(s, i, mid)) { changed = true; works = mid; }
+            else fails = mid;
         }
     }
     return changed;
@@ -288,7 +341,7 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     }
     s.size = encode(&s, s.current, s.count);
     memcpy(s.candidate, s.current, s.count * sizeof *s.current);
-    run_schedule(&s, s.candidate, s.count);
+    run_schedule(&s, s.candidate, s.count, false);
 
     /* If the input fails some other way, ddmin doubles as the search for a
      * reduction that fails the goal's way: the first one found is kept. */

@@ -6,9 +6,10 @@
  * zero bytes blindly.  Here the bytes are decoded into the deviations the
  * run took (decide.h) and those are delta-debugged: whole groups of
  * deviations are returned to their default (ddmin), then each remaining
- * value is lowered toward 0, the nearest non-default choice.  An edit is
- * kept only when the run still fails the same way (the goal) and the
- * schedule got simpler, so the search always ends, and it ends 1-minimal:
+ * value is lowered toward 0, the nearest non-default choice, as far as the
+ * run still tells the same story (minimize.c).  An edit is kept only when
+ * the run still fails the same way (the goal) and the schedule got
+ * simpler, so the search always ends, and it ends 1-minimal:
  * undoing any single remaining deviation loses the failure.
  *
  * An input that fails some other way than the goal (a later build added

@@ -3,17 +3,12 @@
  * array kept at most half full, so a lookup touches one or two slots.
  */
 #include "species.h"
+#include "behaviour.h"
 
 #include <assert.h>
 #include <stdlib.h>
 
 enum { INITIAL_CAPACITY = 1024 };
-
-uint64_t hf_mix64(uint64_t x) {
-    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9u;
-    x ^= x >> 27; x *= 0x94d049bb133111ebu;
-    return x ^ x >> 31;
-}
 
 /* Signatures are usually hashes already, but a caller may pass small or
  * patterned ones (a counter, a bit set). */

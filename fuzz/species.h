@@ -40,8 +40,4 @@ uint64_t hf_species_add(hf_species *s, uint64_t signature);
 /* How often `signature` has been seen (0 = never). */
 uint64_t hf_species_count(const hf_species *s, uint64_t signature);
 
-/* Spreads any 64-bit value over all 64 bits (splitmix64's finalizer): for
- * indexing tables by values that may be small or patterned. */
-uint64_t hf_mix64(uint64_t x);
-
 #endif

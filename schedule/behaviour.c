@@ -7,8 +7,7 @@
 #include <assert.h>
 #include <string.h>
 
-/* splitmix64's finaliser: spreads every input bit over the whole word. */
-static uint64_t mix(uint64_t z) {
+uint64_t hf_mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
     return z ^ (z >> 31);
@@ -30,7 +29,7 @@ void hf_features_reset(hf_features *f) {
 }
 
 void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b) {
-    uint64_t h = mix(mix(((uint64_t)kind << 56) ^ a) ^ b);
+    uint64_t h = hf_mix64(hf_mix64(((uint64_t)kind << 56) ^ a) ^ b);
     if (h == 0) h = 1;
     if (f->count == HF_FEATURES_MAX) return;   /* a full set still steers; it just stops growing */
     size_t at = (size_t)(h % (2 * HF_FEATURES_MAX));
@@ -40,7 +39,7 @@ void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t 
     }
     f->slot[at] = h;
     f->list[f->count++] = h;
-    f->signature ^= mix(h);   /* XOR of distinct members: independent of order */
+    f->signature ^= hf_mix64(h);   /* XOR of distinct members: independent of order */
 }
 
 uint64_t hf_action_hash(uint32_t kind, const char *text) {
@@ -65,6 +64,6 @@ void hf_state(const char *what, int64_t value) {
         f->state_count++;
     }
     if (f->state_value[i] == value) return;
-    hf_features_add(f, HF_FEAT_STATE, key ^ mix((uint64_t)f->state_value[i]), (uint64_t)value);
+    hf_features_add(f, HF_FEAT_STATE, key ^ hf_mix64((uint64_t)f->state_value[i]), (uint64_t)value);
     f->state_value[i] = value;
 }

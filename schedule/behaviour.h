@@ -47,6 +47,10 @@ void hf_features_reset(hf_features *f);
 /* Adds one feature, made of its kind and two numbers. */
 void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b);
 
+/* Spreads any 64-bit value over all 64 bits (splitmix64's finalizer): for
+ * hashing and indexing by values that may be small or patterned. */
+uint64_t hf_mix64(uint64_t x);
+
 /* The hash of a text with its digits left out: an action's identity. */
 uint64_t hf_action_hash(uint32_t kind, const char *text);
 

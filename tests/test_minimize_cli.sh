@@ -101,6 +101,19 @@ s=$(status_of "$HF" minimize counter_buggy "$tmp/later")
 check "a malformed goal file: exit 2, file and line named" \
     bash -c "[ $s -eq 2 ] && grep -q \"later.goal:2: unknown key 'colour'\" '$tmp/err'"
 
+# The article's crash: `heisenfuzz fuzz --seed 6 kafka_idempotent_buggy`
+# found this schedule (allow delays; delay the LeaderAndIsr to broker1 by
+# 5.05 ms).  Minimized, it must still read like KAFKA-19880's table.
+printf '\000\015\054\377\064\014' >"$tmp/kafka"
+s=$(status_of "$HF" minimize kafka_idempotent_buggy "$tmp/kafka" -o "$tmp/kafka.min")
+grep ' producer .*Produce corrId=.* -> ' "$tmp/out" | head -4 | sed 's/.*Produce //' >"$tmp/kafka.table"
+printf '%s\n' 'corrId=21 baseSeq=0 -> NotLeaderOrFollower' 'corrId=22 baseSeq=1458 -> NotLeaderOrFollower' \
+    'corrId=23 baseSeq=2823 -> NotEnoughReplicas' 'corrId=24 baseSeq=4188 -> success' >"$tmp/kafka.article"
+check "the kafka crash stays two deviations, 1-minimal" \
+    bash -c "[ $s -eq 0 ] && grep -q 'deviations:  2 -> 2' '$tmp/out' && grep -q '1-minimal:   yes' '$tmp/out'"
+check "its minimized timeline reads like the article: NotLeaderOrFollower twice, NotEnoughReplicas, success at 4188" \
+    cmp -s "$tmp/kafka.table" "$tmp/kafka.article"
+
 # The regression test.
 s=$(status_of "$HF" minimize counter "$tmp/crash" --emit-test)
 check "--emit-test on a target without _buggy: exit 2" \
