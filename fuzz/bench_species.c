@@ -2,9 +2,12 @@
  * bench_species.c — `heisenfuzz bench --species`: which definition of a
  * run's behaviour makes a useful "species" for the discovery estimators.
  *
- * Two candidates, counted over the same runs (uniform random decisions):
+ * Three candidates, counted over the same runs (uniform random decisions):
  *   trace      the trace hash: every event, every time stamp
- *   behaviour  the behaviour signature: the set of behaviour features
+ *   signature  the run signature: the set of its behaviour features
+ *   feature    each behaviour feature on its own, counted by incidence (a
+ *              run is a sample that shows a set of species, as coverage
+ *              elements are in Böhme's STADS)
  * A useful species saturates — its Chao1 estimate converges to the count
  * actually seen and Good-Turing falls — while still telling different
  * behaviours apart.  A species that never repeats (f1 close to S) makes
@@ -30,8 +33,8 @@ static void print_row(const char *name, uint64_t n, const hf_species *s) {
 }
 
 static int species_target(const hf_target *t, uint64_t runs) {
-    hf_species trace, behaviour;
-    if (!hf_species_init(&trace) || !hf_species_init(&behaviour)) return 2;
+    hf_species trace, signature, feature;
+    if (!hf_species_init(&trace) || !hf_species_init(&signature) || !hf_species_init(&feature)) return 2;
     hf_random_strategy random;
     hf_random_strategy_init(&random, 1);
     printf("%s\n", t->name);
@@ -40,15 +43,19 @@ static int species_target(const hf_target *t, uint64_t runs) {
         hf_result r;
         hf_run_strategy(t, &random.base, &r);
         hf_species_add(&trace, r.trace_hash);
-        hf_species_add(&behaviour, hf_last_features()->signature);
+        const hf_features *f = hf_last_features();
+        hf_species_add(&signature, f->signature);
+        for (uint32_t k = 0; k < f->count; k++) hf_species_add(&feature, f->list[k]);
         if (n == next_report || n == runs) {
             print_row("trace", n, &trace);
-            print_row("behaviour", n, &behaviour);
+            print_row("signature", n, &signature);
+            print_row("feature", n, &feature);
             next_report *= 10;
         }
     }
     hf_species_free(&trace);
-    hf_species_free(&behaviour);
+    hf_species_free(&signature);
+    hf_species_free(&feature);
     return 0;
 }
 

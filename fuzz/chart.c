@@ -1,7 +1,7 @@
 /*
  * chart.c — `heisenfuzz chart`: discovery logs drawn as one self-contained
  * SVG.  Distinct behaviours (the raw discovery curve) and Chao1 on the left
- * axis, Good-Turing's discovery probability on a logarithmic right axis,
+ * axis, Good-Turing (new behaviours expected per run) on a logarithmic right axis,
  * against logical time, executions or wall time; under the x axis the other
  * two clocks read at the same ticks; the plateau and the crashes marked.
  */
@@ -152,6 +152,7 @@ static double py(const frame *f, double y) { return BOTTOM - (BOTTOM - TOP) * y 
 static double py_gt(const frame *f, double gt) {
     double l = gt > 0 ? log10(gt) : f->gt_low;
     if (l < f->gt_low) l = f->gt_low;
+    if (l > 0) l = 0;   /* more than one new behaviour expected per run: the top */
     return BOTTOM - (BOTTOM - TOP) * (l - f->gt_low) / -f->gt_low;
 }
 
@@ -248,7 +249,7 @@ static void put_y_axes(text *t, const frame *f) {
     put(t, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" class=\"axis\" "
            "fill=\"" BEHAVIOUR_COLOUR "\">distinct behaviours</text>\n", LEFT - 58, (TOP + BOTTOM) / 2);
     put(t, "<text transform=\"translate(%d %d) rotate(90)\" text-anchor=\"middle\" class=\"axis\" "
-           "fill=\"" GOOD_TURING_COLOUR "\">Good-Turing f1/n: chance the next run is new</text>\n",
+           "fill=\"" GOOD_TURING_COLOUR "\">Good-Turing f1/n: new behaviours expected in the next run</text>\n",
         RIGHT + 58, (TOP + BOTTOM) / 2);
 }
 

@@ -2,8 +2,8 @@
  * discovery.c — the discovery log writer: species counts per execution,
  * lines appended now and then, the status line.
  *
- * The hot path, hf_discovery_record, is a table update and a look at the
- * coarse monotonic clock (read from the vDSO, no system call); a line costs
+ * The hot path, hf_discovery_record, is a table update per behaviour the
+ * run showed and a look at the coarse monotonic clock (read from the vDSO, no system call); a line costs
  * a few write()s, and lines are spaced so that their cost vanishes.
  */
 #define _GNU_SOURCE   /* CLOCK_MONOTONIC_COARSE */
@@ -30,7 +30,7 @@ enum { LINE_MAX_BYTES = 256 };
 #define STATUS_PERIOD_S 60.0
 
 typedef struct sighting {
-    uint64_t signature;
+    uint64_t behaviour;
     uint64_t count;          /* 1, 2 or 3 */
 } sighting;
 
@@ -205,7 +205,7 @@ static void write_line(hf_discovery *d) {
     char line[LINE_MAX_BYTES];
     for (size_t i = 0; i < d->pending_count; i++) {
         int len = snprintf(line, sizeof line, "seen %s %016llx %llu\n", d->instance,
-                           (unsigned long long)d->pending[i].signature,
+                           (unsigned long long)d->pending[i].behaviour,
                            (unsigned long long)d->pending[i].count);
         append_line(d, line, len);
     }
@@ -242,24 +242,30 @@ static void write_line(hf_discovery *d) {
     }
 }
 
-void hf_discovery_record(hf_discovery *d, uint64_t signature, uint64_t features,
+void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t features,
                          uint64_t logical_ns, bool failed) {
     assert(d);
+    assert(behaviours || count == 0);
+    assert(count <= PENDING_MAX);
+    /* A run adds at most one sighting per behaviour (they are distinct). */
+    if (d->pending_count + count > PENDING_MAX) write_line(d);
     hf_progress *p = &d->now;
     p->executions++;
     p->logical_ns += logical_ns;
     if (features > p->features) p->features = features;
     if (failed) p->crashes++;
-    uint64_t count = hf_species_add(&d->species, signature);
-    if (count == 0) {
-        /* Out of memory: the counts from here on would be wrong. */
-        if (d->fd >= 0) stop_logging(d, "cannot count behaviours", ENOMEM);
-        return;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t seen = hf_species_add(&d->species, behaviours[i]);
+        if (seen == 0) {
+            /* Out of memory: the counts from here on would be wrong. */
+            if (d->fd >= 0) stop_logging(d, "cannot count behaviours", ENOMEM);
+            return;
+        }
+        if (seen <= 3) d->pending[d->pending_count++] = (sighting){behaviours[i], seen};
     }
     p->behaviours = d->species.distinct;
     p->f1 = d->species.f1;
     p->f2 = d->species.f2;
-    if (count <= 3) d->pending[d->pending_count++] = (sighting){signature, count};
 
     if (failed || d->pending_count == PENDING_MAX || p->executions >= d->next_line_executions ||
         clock_seconds(CLOCK_MONOTONIC_COARSE) >= d->next_line_s)

@@ -3,27 +3,29 @@
  * appended as whole lines while it fuzzes, so that `heisenfuzz chart` can
  * draw the discovery curve and name the plateau.
  *
- * A harness records every execution (its behaviour signature, its logical
- * time, whether it failed); the log writes a line now and then, a status
+ * A harness records every execution (the behaviours it showed: its set of
+ * behaviour features; its logical time; whether it failed); the log writes a line now and then, a status
  * line goes to stderr, and nothing inside a run is touched: the wall clock
  * read here is the fuzzer's, outside every run.
  *
  * The log is text, one record per line, fields separated by one space:
  *
  *   start INSTANCE UNIX_S PID TARGET ENGINE
- *   seen INSTANCE SIGNATURE COUNT
+ *   seen INSTANCE BEHAVIOUR COUNT
  *   stats INSTANCE WALL_S EXECUTIONS LOGICAL_S BEHAVIOURS FEATURES F1 F2 GOOD_TURING CHAO1 CRASHES
  *
  *   INSTANCE     12 hex digits naming this process's stretch of the log
  *   UNIX_S       when it began, seconds since 1970 (3 decimals)
- *   SIGNATURE    16 hex digits: a behaviour signature
- *   COUNT        1, 2 or 3: this process has now seen SIGNATURE that many
- *                times (3: three or more); each is written once, so logs
- *                of several processes merge into exact f1 and f2
+ *   BEHAVIOUR    16 hex digits: a behaviour feature (behaviour.h)
+ *   COUNT        1, 2 or 3: this process has now seen BEHAVIOUR in that
+ *                many runs (3: three or more); each is written once, so
+ *                logs of several processes merge into exact f1 and f2
  *   WALL_S       seconds since this process began (3 decimals)
  *   EXECUTIONS   runs of the target so far
  *   LOGICAL_S    logical seconds all those runs simulated (9 decimals, exact)
- *   BEHAVIOURS   distinct signatures so far; F1, F2 seen exactly once, twice
+ *   BEHAVIOURS   distinct behaviours so far; F1, F2 those seen in exactly
+ *                one run, two runs (incidence counts: each run is a sample
+ *                that shows a set of them)
  *   FEATURES     distinct behaviour features so far, as the harness counts them
  *   GOOD_TURING  F1/EXECUTIONS (%.6e);  CHAO1  the Chao1 estimate (%.3f)
  *   CRASHES      failed runs so far
@@ -62,12 +64,13 @@ typedef struct hf_discovery hf_discovery;
 hf_discovery *hf_discovery_open(const char *path, const char *target, const char *engine,
                                 FILE *status, char *error, size_t error_size);
 
-/* Counts one execution: its behaviour signature, how many distinct
- * features the process has seen so far, the logical time the run
- * simulated, and whether it failed.  Writes the log when a line is due;
- * after a failed run at once, since the harness aborts next.  Allocates
- * only while the table of signatures grows. */
-void hf_discovery_record(hf_discovery *d, uint64_t signature, uint64_t features,
+/* Counts one execution: the `count` distinct behaviours it showed (at most
+ * 4096: its behaviour features), how many distinct features the engine's
+ * feedback has seen so far, the logical time the run simulated, and
+ * whether it failed.  Writes the log when a line is due; after a failed
+ * run at once, since the harness aborts next.  Allocates only while the
+ * table of behaviours grows. */
+void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t features,
                          uint64_t logical_ns, bool failed);
 
 /* Writes a line now, when anything happened since the last one. */

@@ -1,6 +1,6 @@
 /*
  * estimate.h — what a campaign's species counts say about its future: the
- * Good-Turing discovery probability, the Chao1 richness estimate, and the
+ * Good-Turing discovery rate, the Chao1 richness estimate, and the
  * plateau rule (README.md, "Plateau: when to stop").
  *
  * Greybox fuzzing is adaptive: it breeds inputs that showed something new,
@@ -19,15 +19,17 @@ typedef struct hf_progress {
     double wall_s;           /* wall-clock seconds since the campaign began */
     uint64_t executions;     /* runs of the target */
     uint64_t logical_ns;     /* logical time simulated by all those runs */
-    uint64_t behaviours;     /* distinct behaviour signatures: S(n) */
-    uint64_t features;       /* distinct behaviour features */
-    uint64_t f1;             /* behaviours seen exactly once */
-    uint64_t f2;             /* behaviours seen exactly twice */
+    uint64_t behaviours;     /* distinct behaviours (behaviour features): S(n) */
+    uint64_t features;       /* distinct features, as the engine's feedback counts them */
+    uint64_t f1;             /* behaviours seen in exactly one run */
+    uint64_t f2;             /* behaviours seen in exactly two runs */
     uint64_t crashes;        /* failed runs */
 } hf_progress;
 
-/* f1/n: the chance that the next execution shows a behaviour never seen
- * before.  1 before the first execution. */
+/* f1/n: how many behaviours never seen before the next execution is
+ * expected to show (a run shows a set of behaviours, so early in a
+ * campaign this can exceed 1; later it is about the chance that the next
+ * run shows anything new).  1 before the first execution. */
 double hf_good_turing(uint64_t f1, uint64_t executions);
 
 /* Chao1: S + f1²/(2·f2), or S + f1(f1−1)/2 when f2 = 0 — an estimate of

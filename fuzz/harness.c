@@ -35,7 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const hf_features *features = hf_last_features();
     hf_feedback_run(features);
     hf_discovery *log = hf_discovery_from_env(HF_TARGET.name, hf_feedback_engine());
-    if (log) hf_discovery_record(log, features->signature, hf_feedback_distinct(), r.time_ns, r.outcome != HF_OK);
+    if (log)
+        hf_discovery_record(log, features->list, features->count, hf_feedback_distinct(), r.time_ns,
+                            r.outcome != HF_OK);
     if (print_hashes && r.outcome == HF_OK)
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
     if (r.outcome != HF_OK) {

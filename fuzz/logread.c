@@ -4,7 +4,7 @@
  * Reading is two passes: every line is checked and kept (start lines name
  * processes, seen lines go to their process's list, stats lines become
  * records), then the records are put in wall-clock order and swept once,
- * adding each process's new seen lines to one table of signatures.
+ * adding each process's new seen lines to one table of behaviours.
  */
 #include "logread.h"
 #include "behaviour.h"
@@ -22,7 +22,7 @@ enum { MAX_FIELDS = 12, MAX_LINE = 512 };
 typedef struct process {
     uint64_t id;
     double start_unix;
-    uint64_t *seen;          /* signatures, in log order, one per seen line */
+    uint64_t *seen;          /* behaviours, in log order, one per seen line */
     size_t seen_count, seen_cap;
     size_t seen_merged;      /* how many the merge has added so far */
     bool has_stats;
@@ -220,9 +220,9 @@ static int read_start(reader *r, char **f, int n) {
 static int read_seen(reader *r, char **f, int n) {
     if (n != 4) return fail(r, "a seen line has 4 fields, this one %d", n);
     size_t pi;
-    uint64_t signature, count;
+    uint64_t behaviour, count;
     if (lookup_process(r, f[1], &pi)) return -1;
-    if (!parse_hex(f[2], 16, &signature)) return fail(r, "signature '%s' is not 16 hex digits", f[2]);
+    if (!parse_hex(f[2], 16, &behaviour)) return fail(r, "behaviour '%s' is not 16 hex digits", f[2]);
     if (!parse_u64(f[3], &count) || count < 1 || count > 3)
         return fail(r, "sighting count '%s' is not 1, 2 or 3", f[3]);
     process *p = &r->procs[pi];
@@ -230,7 +230,7 @@ static int read_seen(reader *r, char **f, int n) {
         r->fatal = true;
         return fail(r, "out of memory");
     }
-    p->seen[p->seen_count++] = signature;
+    p->seen[p->seen_count++] = behaviour;
     return 0;
 }
 
@@ -255,8 +255,8 @@ static int read_stats(reader *r, char **f, int n) {
         if (!parse_u64(f[i], counts[i - 3]))
             return fail(r, "%s '%s' is not a count", stats_fields[i], f[i]);
     }
-    if (s.f1 + s.f2 > s.behaviours || s.behaviours > s.executions || s.crashes > s.executions)
-        return fail(r, "counts contradict each other (f1 + f2 <= behaviours <= executions, crashes <= executions)");
+    if (s.f1 + s.f2 > s.behaviours || s.crashes > s.executions)
+        return fail(r, "counts contradict each other (f1 + f2 <= behaviours, crashes <= executions)");
     char expect[64];
     snprintf(expect, sizeof expect, "%.6e", hf_good_turing(s.f1, s.executions));
     if (strcmp(expect, f[9])) return fail(r, "good-turing '%s' is not f1/executions (%s)", f[9], expect);

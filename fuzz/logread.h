@@ -7,7 +7,7 @@
  * Merging, point by point in wall-clock order: executions, logical time and
  * crashes add up over the processes; distinct behaviours, f1 and f2 come
  * from the union of the processes' seen lines and are exact (each process
- * logs a signature's first, second and third sighting, and that is all f1
+ * logs a behaviour's first, second and third sighting, and that is all f1
  * and f2 need); distinct features are the largest count any process
  * reported, a lower bound on the union, exact for one process.  The
  * seen lines a stats line accounts for count from that stats line on, so a

@@ -1,5 +1,5 @@
 /*
- * species.c — the signature count table: linear probing over a power-of-two
+ * species.c — the species count table: linear probing over a power-of-two
  * array kept at most half full, so a lookup touches one or two slots.
  */
 #include "species.h"
@@ -10,9 +10,9 @@
 
 enum { INITIAL_CAPACITY = 1024 };
 
-/* Signatures are usually hashes already, but a caller may pass small or
+/* Species are usually hashes already, but a caller may pass small or
  * patterned ones (a counter, a bit set). */
-static uint64_t slot_of(uint64_t signature, uint64_t mask) { return hf_mix64(signature) & mask; }
+static uint64_t slot_of(uint64_t species, uint64_t mask) { return hf_mix64(species) & mask; }
 
 bool hf_species_init(hf_species *s) {
     assert(s);
@@ -34,7 +34,7 @@ static bool grow(hf_species *s) {
     if (!slots) return false;
     for (uint64_t i = 0; i <= s->mask; i++) {
         if (!s->slots[i].count) continue;
-        uint64_t j = slot_of(s->slots[i].signature, capacity - 1);
+        uint64_t j = slot_of(s->slots[i].species, capacity - 1);
         while (slots[j].count) j = (j + 1) & (capacity - 1);
         slots[j] = s->slots[i];
     }
@@ -44,18 +44,18 @@ static bool grow(hf_species *s) {
     return true;
 }
 
-uint64_t hf_species_add(hf_species *s, uint64_t signature) {
+uint64_t hf_species_add(hf_species *s, uint64_t species) {
     assert(s->slots);
-    uint64_t i = slot_of(signature, s->mask);
-    while (s->slots[i].count && s->slots[i].signature != signature) i = (i + 1) & s->mask;
+    uint64_t i = slot_of(species, s->mask);
+    while (s->slots[i].count && s->slots[i].species != species) i = (i + 1) & s->mask;
     hf_species_slot *slot = &s->slots[i];
     if (!slot->count) {
-        /* A new signature: keep the table at most half full. */
+        /* A new species: keep the table at most half full. */
         if (2 * (s->distinct + 1) > s->mask + 1) {
             if (!grow(s)) return 0;
-            return hf_species_add(s, signature);
+            return hf_species_add(s, species);
         }
-        slot->signature = signature;
+        slot->species = species;
         s->distinct++;
     }
     uint64_t count = ++slot->count;
@@ -65,10 +65,10 @@ uint64_t hf_species_add(hf_species *s, uint64_t signature) {
     return count;
 }
 
-uint64_t hf_species_count(const hf_species *s, uint64_t signature) {
-    uint64_t i = slot_of(signature, s->mask);
+uint64_t hf_species_count(const hf_species *s, uint64_t species) {
+    uint64_t i = slot_of(species, s->mask);
     while (s->slots[i].count) {
-        if (s->slots[i].signature == signature) return s->slots[i].count;
+        if (s->slots[i].species == species) return s->slots[i].count;
         i = (i + 1) & s->mask;
     }
     return 0;

@@ -198,7 +198,7 @@ static void test_round_trip(void) {
     for (int i = 0; i < 30000; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         uint64_t sig = (x % 1000) * (x % 7 ? 1 : 977);   /* a long tail */
-        hf_discovery_record(d, sig, (uint64_t)i / 100, 1000 + x % 5000, false);
+        hf_discovery_record(d, &sig, 1, (uint64_t)i / 100, 1000 + x % 5000, false);
     }
     hf_progress own = *hf_discovery_progress(d);
     hf_discovery_close(d);
@@ -225,7 +225,7 @@ static void test_round_trip(void) {
 /* Two processes with overlapping behaviours: A sees 1,2,2,3, B sees
  * 3,4,4,4,4,5.  Together: 1 once, 2 twice, 3 twice, 4 four times, 5 once. */
 static void record_all(hf_discovery *d, const uint64_t *sig, int n, bool crash_last) {
-    for (int i = 0; i < n; i++) hf_discovery_record(d, sig[i], 0, HF_SEC, crash_last && i == n - 1);
+    for (int i = 0; i < n; i++) hf_discovery_record(d, &sig[i], 1, 0, HF_SEC, crash_last && i == n - 1);
 }
 
 static void check_merged(const char *what, const char *a, const char *b) {
@@ -245,6 +245,36 @@ static void check_merged(const char *what, const char *a, const char *b) {
     hf_campaign_free(&c);
 }
 
+/* A run shows a set of behaviours, and each counts once per run that shows
+ * it (incidence): runs {1,2}, {2,3}, {} in one process, {3,4} in another. */
+static void test_incidence(void) {
+    static const uint64_t r1[] = {1, 2}, r2[] = {2, 3}, r3[] = {3, 4};
+    const char *path = temp_path("sets.log");
+    hf_discovery *d = open_log(path), *e = open_log(path);
+    hf_discovery_record(d, r1, 2, 0, HF_SEC, false);
+    hf_discovery_record(d, r2, 2, 0, HF_SEC, false);
+    hf_discovery_record(d, NULL, 0, 0, HF_SEC, false);
+    const hf_progress *own = hf_discovery_progress(d);
+    CHECK(own->executions == 3 && own->behaviours == 3 && own->f1 == 2 && own->f2 == 1,
+          "runs {1,2} {2,3} {}: 3 executions, S=3, f1=2, f2=1 (got %llu, %llu, %llu, %llu)",
+          (unsigned long long)own->executions, (unsigned long long)own->behaviours,
+          (unsigned long long)own->f1, (unsigned long long)own->f2);
+    hf_discovery_record(e, r3, 2, 0, HF_SEC, false);
+    hf_discovery_close(d);
+    hf_discovery_close(e);
+    hf_campaign c;
+    char error[512];
+    int rc = read_logs(&c, path, NULL, false, error);
+    CHECK(rc == 0, "the two processes' log reads back (%s)", rc ? error : "");
+    if (rc) return;
+    const hf_progress *m = &c.points[c.count - 1];
+    CHECK(m->executions == 4 && m->behaviours == 4 && m->f1 == 2 && m->f2 == 2,
+          "merged with a run {3,4}: 4 executions, S=4, f1=2 (1, 4), f2=2 (2, 3) (got %llu, %llu, %llu, %llu)",
+          (unsigned long long)m->executions, (unsigned long long)m->behaviours, (unsigned long long)m->f1,
+          (unsigned long long)m->f2);
+    hf_campaign_free(&c);
+}
+
 static void test_merge(void) {
     static const uint64_t a[] = {1, 2, 2, 3}, b[] = {3, 4, 4, 4, 4, 5};
     hf_discovery *da = open_log(temp_path("a.log")), *db = open_log(temp_path("b.log"));
@@ -257,7 +287,7 @@ static void test_merge(void) {
     const char *shared = temp_path("shared.log");
     da = open_log(shared);
     db = open_log(shared);
-    hf_discovery_record(da, 1, 0, HF_SEC, false);   /* interleaved appends */
+    hf_discovery_record(da, a, 1, 0, HF_SEC, false);   /* interleaved appends */
     record_all(db, b, 6, true);
     record_all(da, a + 1, 3, false);
     hf_discovery_close(da);
@@ -331,7 +361,7 @@ static pid_t start_writer(const char *path, uint64_t seed) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
             /* Mostly known behaviours, now and then a burst of new ones. */
             uint64_t sig = i % 50000 < 1000 ? x : x % 3000;
-            hf_discovery_record(d, sig, 0, 1000, false);
+            hf_discovery_record(d, &sig, 1, 0, 1000, false);
         }
     }
     return pid;
@@ -417,7 +447,10 @@ static double bench_record(void) {
     hf_discovery *d = open_log(temp_path("bench.log"));
     uint64_t x = 5;
     double t0 = seconds();
-    for (int i = 0; i < BENCH_N; i++) hf_discovery_record(d, next_signature(&x), 0, 1000, false);
+    for (int i = 0; i < BENCH_N; i++) {
+        uint64_t sig = next_signature(&x);
+        hf_discovery_record(d, &sig, 1, 0, 1000, false);
+    }
     double t = seconds() - t0;
     hf_discovery_close(d);
     unlink(temp_path("bench.log"));
@@ -450,6 +483,7 @@ int main(void) {
     test_plateau();
     test_round_trip();
     test_merge();
+    test_incidence();
     test_bad_lines();
     test_kill();
     test_cost();
