@@ -268,6 +268,39 @@ static void ddmin(search *s, bool *proven) {
     }
 }
 
+/* ---- Undoing a deviation, re-aiming the later ones ------------------------- */
+
+enum { REAIM_MAX = 3 };   /* decisions a later deviation may move either way */
+
+/* Undoing a deviation, a scheduling pick above all, can change how many
+ * decisions come before a later one, so that the later deviation's index
+ * now names another decision (the delay of another message) and the
+ * failure seems to need the first.  For each deviation but the last, from
+ * the last, tries undoing it with every later deviation moved by the same
+ * few decisions, -1, +1, -2, +2, -3, +3. */
+static bool undo_and_reaim(search *s) {
+    s->phase = "undoing deviations, re-aiming later ones";
+    for (size_t i = s->count ? s->count - 1 : 0; i-- > 0 && !s->stopped;) {
+        for (int k = 1; k <= 2 * REAIM_MAX && !s->stopped; k++) {
+            int64_t shift = k % 2 ? -(int64_t)(k + 1) / 2 : k / 2;
+            size_t n = 0;
+            bool fits = true;
+            for (size_t j = 0; j < s->count && fits; j++) {
+                if (j == i) continue;
+                hf_deviation d = s->current[j];
+                if (j > i) {
+                    if (shift < 0 && d.index < (uint64_t)-shift) fits = false;
+                    d.index += (uint64_t)shift;   /* wraps back for a negative shift */
+                }
+                if (n > 0 && d.index <= s->candidate[n - 1].index) fits = false;   /* indices increase */
+                s->candidate[n++] = d;
+            }
+            if (fits && try_schedule(s, s->candidate, n, false)) return true;
+        }
+    }
+    return false;
+}
+
 /* ---- Lowering values ----------------------------------------------------- */
 
 /* Deviation i of the current schedule with another value: kept when the
@@ -349,8 +382,10 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     for (;;) {
         ddmin(&s, &proven);
         if (!s.reproduced || s.stopped) break;
-        /* A lowered value can make a deviation removable: ddmin again. */
-        if (!lower_values(&s) || s.stopped) break;
+        /* Re-aiming, or a lowered value, can make a deviation removable:
+         * ddmin again. */
+        if (undo_and_reaim(&s)) continue;
+        if (s.stopped || !lower_values(&s) || s.stopped) break;
     }
     hf_minimize_status status = s.reproduced ? HF_MINIMIZED : HF_NOT_REPRODUCED;
     if (s.reproduced) {

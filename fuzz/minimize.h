@@ -5,8 +5,9 @@
  * Byte-level minimizers (libFuzzer's -minimize_crash, afl-tmin) cut and
  * zero bytes blindly.  Here the bytes are decoded into the deviations the
  * run took (decide.h) and those are delta-debugged: whole groups of
- * deviations are returned to their default (ddmin), then each remaining
- * value is lowered toward 0, the nearest non-default choice, as far as the
+ * deviations are returned to their default (ddmin), single ones with the
+ * later ones re-aimed by a few decisions (undoing a pick shifts what the
+ * later indices name), then each remaining value is lowered toward 0, the nearest non-default choice, as far as the
  * run still tells the same story (minimize.c).  An edit is kept only when
  * the run still fails the same way (the goal) and the schedule got
  * simpler, so the search always ends, and it ends 1-minimal:
