@@ -2,6 +2,7 @@
  * strategy.c — uniform random and PCT decision strategies (strategy.h).
  */
 #include "strategy.h"
+#include "behaviour.h"
 
 #include <assert.h>
 #include <string.h>
@@ -9,12 +10,7 @@
 void hf_rng_seed(hf_rng *r, uint64_t seed) { r->state = seed; }
 
 /* splitmix64: tiny, fast, and every seed (including 0) is good. */
-uint64_t hf_rng_next(hf_rng *r) {
-    uint64_t z = (r->state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+uint64_t hf_rng_next(hf_rng *r) { return hf_mix64(r->state += 0x9e3779b97f4a7c15u); }
 
 uint64_t hf_rng_below(hf_rng *r, uint64_t n) {
     assert(n > 0);
