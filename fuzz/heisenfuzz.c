@@ -208,7 +208,7 @@ static const struct command {
     {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [TARGET...] | bench --species [--runs N] [TARGET...]",
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
      "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features; "
-     "--species: how two definitions of a run's behaviour (trace hash, behaviour features) saturate",
+     "--species: how three species (trace hash, run signature, behaviour feature) saturate",
      hf_cmd_bench},
     {"chart", "chart [-o FILE.svg] [--x logical|executions|wall] [--skip-bad] LOG...",
      "draw discovery logs (HEISENFUZZ_LOG, fuzz --log) as an SVG: behaviours, Good-Turing, the plateau, crashes",
