@@ -211,12 +211,11 @@ static void write_line(hf_discovery *d) {
     }
     d->pending_count = 0;
     int len = snprintf(line, sizeof line,
-                       "stats %s %.3f %llu %llu.%09llu %llu %llu %llu %llu %.6e %.3f %llu\n",
+                       "stats %s %.3f %llu %llu.%09llu %llu %llu %llu %.6e %.3f %llu\n",
                        d->instance, p->wall_s, (unsigned long long)p->executions,
                        (unsigned long long)(p->logical_ns / 1000000000u),
                        (unsigned long long)(p->logical_ns % 1000000000u),
-                       (unsigned long long)p->behaviours, (unsigned long long)p->features,
-                       (unsigned long long)p->f1, (unsigned long long)p->f2,
+                       (unsigned long long)p->behaviours, (unsigned long long)p->f1, (unsigned long long)p->f2,
                        hf_good_turing(p->f1, p->executions), hf_chao1(p->behaviours, p->f1, p->f2),
                        (unsigned long long)p->crashes);
     append_line(d, line, len);
@@ -242,8 +241,8 @@ static void write_line(hf_discovery *d) {
     }
 }
 
-void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t features,
-                         uint64_t logical_ns, bool failed) {
+void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t logical_ns,
+                         bool failed) {
     assert(d);
     assert(behaviours || count == 0);
     assert(count <= PENDING_MAX);
@@ -252,7 +251,6 @@ void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t cou
     hf_progress *p = &d->now;
     p->executions++;
     p->logical_ns += logical_ns;
-    if (features > p->features) p->features = features;
     if (failed) p->crashes++;
     for (size_t i = 0; i < count; i++) {
         uint64_t seen = hf_species_add(&d->species, behaviours[i]);

@@ -12,7 +12,7 @@
  *
  *   start INSTANCE UNIX_S PID TARGET ENGINE
  *   seen INSTANCE BEHAVIOUR COUNT
- *   stats INSTANCE WALL_S EXECUTIONS LOGICAL_S BEHAVIOURS FEATURES F1 F2 GOOD_TURING CHAO1 CRASHES
+ *   stats INSTANCE WALL_S EXECUTIONS LOGICAL_S BEHAVIOURS F1 F2 GOOD_TURING CHAO1 CRASHES
  *
  *   INSTANCE     12 hex digits naming this process's stretch of the log
  *   UNIX_S       when it began, seconds since 1970 (3 decimals)
@@ -26,7 +26,6 @@
  *   BEHAVIOURS   distinct behaviours so far; F1, F2 those seen in exactly
  *                one run, two runs (incidence counts: each run is a sample
  *                that shows a set of them)
- *   FEATURES     distinct behaviour features so far, as the harness counts them
  *   GOOD_TURING  F1/EXECUTIONS (%.6e);  CHAO1  the Chao1 estimate (%.3f)
  *   CRASHES      failed runs so far
  *
@@ -65,13 +64,12 @@ hf_discovery *hf_discovery_open(const char *path, const char *target, const char
                                 FILE *status, char *error, size_t error_size);
 
 /* Counts one execution: the `count` distinct behaviours it showed (at most
- * 4096: its behaviour features), how many distinct features the engine's
- * feedback has seen so far, the logical time the run simulated, and
+ * 4096: its behaviour features), the logical time the run simulated, and
  * whether it failed.  Writes the log when a line is due; after a failed
  * run at once, since the harness aborts next.  Allocates only while the
  * table of behaviours grows. */
-void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t features,
-                         uint64_t logical_ns, bool failed);
+void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t logical_ns,
+                         bool failed);
 
 /* Writes a line now, when anything happened since the last one. */
 void hf_discovery_flush(hf_discovery *d);

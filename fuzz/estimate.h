@@ -20,7 +20,6 @@ typedef struct hf_progress {
     uint64_t executions;     /* runs of the target */
     uint64_t logical_ns;     /* logical time simulated by all those runs */
     uint64_t behaviours;     /* distinct behaviours (behaviour features): S(n) */
-    uint64_t features;       /* distinct features, as the engine's feedback counts them */
     uint64_t f1;             /* behaviours seen in exactly one run */
     uint64_t f2;             /* behaviours seen in exactly two runs */
     uint64_t crashes;        /* failed runs */

@@ -1,10 +1,8 @@
 /*
- * feedback.c — the engine backends of feedback.h, and the process-wide set
- * of features seen (the discovery log's "distinct features").
+ * feedback.c — the engine backends of feedback.h.
  */
 #include "feedback.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,51 +39,12 @@ static void engine_hit(uint64_t feature) { __sanitizer_cov_trace_pc_guard(&guard
 const char *hf_feedback_engine(void) { return "AFL++"; }
 #endif
 
-/* ---- Features seen by this process: a growing open-addressing set -------- */
-
-static uint64_t *seen;
-static size_t seen_cap, seen_count;
-
-static bool seen_insert(uint64_t h);
-
-static void seen_grow(void) {
-    uint64_t *old = seen;
-    size_t old_cap = seen_cap;
-    seen_cap = seen_cap ? 2 * seen_cap : 4096;
-    seen = calloc(seen_cap, sizeof *seen);
-    if (!seen) abort();
-    seen_count = 0;
-    for (size_t i = 0; i < old_cap; i++) if (old[i]) seen_insert(old[i]);
-    free(old);
-}
-
-static bool seen_insert(uint64_t h) {
-    if (2 * (seen_count + 1) > seen_cap) seen_grow();
-    size_t at = (size_t)(h & (seen_cap - 1));
-    while (seen[at]) {
-        if (seen[at] == h) return false;
-        at = (at + 1) & (seen_cap - 1);
-    }
-    seen[at] = h;
-    seen_count++;
-    return true;
-}
-
-static void free_seen(void) { free(seen); }
-
-uint32_t hf_feedback_run(const hf_features *f) {
+void hf_feedback_run(const hf_features *f) {
     static int enabled = -1;
     if (enabled < 0) {
         const char *v = getenv("HEISENFUZZ_FEATURES");
         enabled = !(v && !strcmp(v, "0"));
-        atexit(free_seen);
     }
-    uint32_t fresh = 0;
-    for (uint32_t i = 0; i < f->count; i++) {
-        fresh += seen_insert(f->list[i]);
-        if (enabled) engine_hit(f->list[i]);
-    }
-    return fresh;
+    if (!enabled) return;
+    for (uint32_t i = 0; i < f->count; i++) engine_hit(f->list[i]);
 }
-
-uint64_t hf_feedback_distinct(void) { return seen_count; }

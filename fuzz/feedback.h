@@ -19,12 +19,8 @@
 
 #include "behaviour.h"
 
-/* Hands the run's features to the engine; returns how many of them this
- * process had never seen before. */
-uint32_t hf_feedback_run(const hf_features *f);
-
-/* Distinct features seen by this process so far. */
-uint64_t hf_feedback_distinct(void);
+/* Hands the run's features to the engine. */
+void hf_feedback_run(const hf_features *f);
 
 /* The engine this binary was built for: "libFuzzer" or "AFL++". */
 const char *hf_feedback_engine(void);

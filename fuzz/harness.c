@@ -36,8 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hf_feedback_run(features);
     hf_discovery *log = hf_discovery_from_env(HF_TARGET.name, hf_feedback_engine());
     if (log)
-        hf_discovery_record(log, features->list, features->count, hf_feedback_distinct(), r.time_ns,
-                            r.outcome != HF_OK);
+        hf_discovery_record(log, features->list, features->count, r.time_ns, r.outcome != HF_OK);
     if (print_hashes && r.outcome == HF_OK)
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
     if (r.outcome != HF_OK) {

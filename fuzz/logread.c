@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_FIELDS = 12, MAX_LINE = 512 };
+/* A line is split into at most MAX_FIELDS fields, one more than a stats
+ * line has, so that a line with one too many is told so. */
+enum { STATS_FIELDS = 11, MAX_FIELDS = STATS_FIELDS + 1, MAX_LINE = 512 };
 
 typedef struct process {
     uint64_t id;
@@ -234,23 +236,22 @@ static int read_seen(reader *r, char **f, int n) {
     return 0;
 }
 
-static const char *const stats_fields[MAX_FIELDS] = {
+static const char *const stats_fields[STATS_FIELDS] = {
     "stats", "process", "wall seconds", "executions", "logical seconds", "behaviours",
-    "features", "f1", "f2", "good-turing", "chao1", "crashes",
+    "f1", "f2", "good-turing", "chao1", "crashes",
 };
 
 static int read_stats(reader *r, char **f, int n) {
-    if (n != MAX_FIELDS) return fail(r, "a stats line has %d fields, this one %d", MAX_FIELDS, n);
+    if (n != STATS_FIELDS) return fail(r, "a stats line has %d fields, this one %d", STATS_FIELDS, n);
     size_t pi;
     if (lookup_process(r, f[1], &pi)) return -1;
     hf_progress s = {0};
     if (!parse_decimal(f[2], &s.wall_s)) return fail(r, "wall seconds '%s' is not a decimal number", f[2]);
     if (!parse_logical(f[4], &s.logical_ns))
         return fail(r, "logical seconds '%s' is not seconds with 9 decimals", f[4]);
-    /* Fields 3 to 11 that are plain counts. */
-    uint64_t *counts[] = {&s.executions, NULL, &s.behaviours, &s.features, &s.f1, &s.f2,
-                          NULL, NULL, &s.crashes};
-    for (int i = 3; i < MAX_FIELDS; i++) {
+    /* Fields 3 to 10 that are plain counts. */
+    uint64_t *counts[] = {&s.executions, NULL, &s.behaviours, &s.f1, &s.f2, NULL, NULL, &s.crashes};
+    for (int i = 3; i < STATS_FIELDS; i++) {
         if (!counts[i - 3]) continue;
         if (!parse_u64(f[i], counts[i - 3]))
             return fail(r, "%s '%s' is not a count", stats_fields[i], f[i]);
@@ -259,13 +260,13 @@ static int read_stats(reader *r, char **f, int n) {
         return fail(r, "counts contradict each other (f1 + f2 <= behaviours, crashes <= executions)");
     char expect[64];
     snprintf(expect, sizeof expect, "%.6e", hf_good_turing(s.f1, s.executions));
-    if (strcmp(expect, f[9])) return fail(r, "good-turing '%s' is not f1/executions (%s)", f[9], expect);
+    if (strcmp(expect, f[8])) return fail(r, "good-turing '%s' is not f1/executions (%s)", f[8], expect);
     snprintf(expect, sizeof expect, "%.3f", hf_chao1(s.behaviours, s.f1, s.f2));
-    if (strcmp(expect, f[10])) return fail(r, "chao1 '%s' does not follow from the counts (%s)", f[10], expect);
+    if (strcmp(expect, f[9])) return fail(r, "chao1 '%s' does not follow from the counts (%s)", f[9], expect);
     process *p = &r->procs[pi];
     if (p->has_stats && (s.wall_s < p->last.wall_s || s.executions < p->last.executions ||
                          s.logical_ns < p->last.logical_ns || s.behaviours < p->last.behaviours ||
-                         s.features < p->last.features || s.crashes < p->last.crashes))
+                         s.crashes < p->last.crashes))
         return fail(r, "a count went backwards since this process's previous stats line");
     if (!reserve((void **)&r->recs, &r->recs_cap, r->nrecs + 1, sizeof *r->recs)) {
         r->fatal = true;
@@ -370,9 +371,6 @@ static int merge(reader *r) {
         total.executions += rec->p.executions - p->last.executions;
         total.logical_ns += rec->p.logical_ns - p->last.logical_ns;
         total.crashes += rec->p.crashes - p->last.crashes;
-        /* Each process's count only grows, so the largest latest count
-         * is the largest ever seen. */
-        if (rec->p.features > total.features) total.features = rec->p.features;
         p->last = rec->p;
         total.wall_s = rec->when - earliest;
         total.behaviours = merged.distinct;

@@ -8,10 +8,8 @@
  * crashes add up over the processes; distinct behaviours, f1 and f2 come
  * from the union of the processes' seen lines and are exact (each process
  * logs a behaviour's first, second and third sighting, and that is all f1
- * and f2 need); distinct features are the largest count any process
- * reported, a lower bound on the union, exact for one process.  The
- * seen lines a stats line accounts for count from that stats line on, so a
- * merged point is only as fine-grained as the lines.
+ * and f2 need).  The seen lines a stats line accounts for count from that
+ * stats line on, so a merged point is only as fine-grained as the lines.
  */
 #ifndef HF_LOGREAD_H
 #define HF_LOGREAD_H

@@ -19,12 +19,12 @@ void hf_status_line(char *line, size_t size, const hf_progress *now, const hf_pl
     hf_format_duration(logical, sizeof logical, (double)now->logical_ns / 1e9);
     double rate = now->wall_s > 0 ? (double)now->executions / now->wall_s : 0;
     int n = snprintf(line, size,
-                     "#%llu\tbhv: %llu chao1: %.0f f1: %llu f2: %llu gt: %.2e ft: %llu "
+                     "#%llu\tbhv: %llu chao1: %.0f f1: %llu f2: %llu gt: %.2e "
                      "logical: %s crashes: %llu exec/s: %.0f",
                      (unsigned long long)now->executions, (unsigned long long)now->behaviours,
                      hf_chao1(now->behaviours, now->f1, now->f2), (unsigned long long)now->f1,
                      (unsigned long long)now->f2, hf_good_turing(now->f1, now->executions),
-                     (unsigned long long)now->features, logical, (unsigned long long)now->crashes, rate);
+                     logical, (unsigned long long)now->crashes, rate);
     if (!plateau || !plateau->holds || n < 0 || (size_t)n >= size) return;
     char since[32], wall[32];
     hf_format_duration(since, sizeof since, (double)plateau->quiet_since.logical_ns / 1e9);

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-/* E.g. "#16384  bhv: 523 chao1: 780 f1: 210 f2: 88 gt: 1.28e-02 ft: 0
+/* E.g. "#16384  bhv: 523 chao1: 780 f1: 210 f2: 88 gt: 1.28e-02
  * logical: 1.20 h crashes: 0 exec/s: 8123", then, while the rule holds,
  * " PLATEAU since 0.80 logical h, 12.0 s wall (#9000)". */
 void hf_status_line(char *line, size_t size, const hf_progress *now, const hf_plateau *plateau);

@@ -69,7 +69,7 @@ HEISENFUZZ_LOG="$tmp/buggy.log" "$OUT/counter_buggy_fuzzer" -seed=1 -runs=200000
     -artifact_prefix="$tmp/buggy/" "$tmp/buggy" >"$tmp/buggy.out" 2>&1
 status=$?
 last=$(tail -n 1 "$tmp/buggy.log")
-[ $status -ne 0 ] && [ "$(echo "$last" | awk '$1 == "stats" {print $12}')" = 1 ]
+[ $status -ne 0 ] && [ "$(echo "$last" | awk '$1 == "stats" {print $11}')" = 1 ]
 check $? "counter_buggy aborts on its bug, and the log's last line, written first, counts the crash"
 "$HF" chart "$tmp/buggy.log" -o "$tmp/buggy.svg" >/dev/null 2>&1 && grep -q 'class="crash"' "$tmp/buggy.svg"
 check $? "the chart marks it"
@@ -127,8 +127,8 @@ for k, pid in enumerate(["00000000000a", "00000000000b"]):
         f1 = sum(v == 1 for v in counts.values())
         f2 = sum(v == 2 for v in counts.values())
         ns = n * 3600 * 1000000
-        lines.append("stats %s %.3f %d %d.%09d %d %d %d %d %.6e %.3f %d" % (
-            pid, step * 10.0, n, ns // 10**9, ns % 10**9, s, 0, f1, f2, f1 / n, chao1(s, f1, f2), crashes))
+        lines.append("stats %s %.3f %d %d.%09d %d %d %d %.6e %.3f %d" % (
+            pid, step * 10.0, n, ns // 10**9, ns % 10**9, s, f1, f2, f1 / n, chao1(s, f1, f2), crashes))
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
 "$HF" chart "$tmp/plateau.log" -o "$tmp/plateau.svg" >"$tmp/plateau.out" 2>&1

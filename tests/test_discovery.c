@@ -198,7 +198,7 @@ static void test_round_trip(void) {
     for (int i = 0; i < 30000; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         uint64_t sig = (x % 1000) * (x % 7 ? 1 : 977);   /* a long tail */
-        hf_discovery_record(d, &sig, 1, (uint64_t)i / 100, 1000 + x % 5000, false);
+        hf_discovery_record(d, &sig, 1, 1000 + x % 5000, false);
     }
     hf_progress own = *hf_discovery_progress(d);
     hf_discovery_close(d);
@@ -211,8 +211,8 @@ static void test_round_trip(void) {
     const hf_progress *last = &c.points[c.count - 1];
     CHECK(c.count > 100, "30,000 executions make a curve of more than 100 points (%zu)", c.count);
     CHECK(last->executions == 30000 && last->logical_ns == own.logical_ns && last->behaviours == own.behaviours &&
-              last->f1 == own.f1 && last->f2 == own.f2 && last->features == 299,
-          "one process merged is itself: executions, logical time, S, f1, f2, features as it counted them");
+              last->f1 == own.f1 && last->f2 == own.f2,
+          "one process merged is itself: executions, logical time, S, f1, f2 as it counted them");
     CHECK(!strcmp(c.target, "counter") && !strcmp(c.engines, "libFuzzer") && c.processes == 1,
           "the start line gives target, engine and one process");
     bool ordered = true;
@@ -225,7 +225,7 @@ static void test_round_trip(void) {
 /* Two processes with overlapping behaviours: A sees 1,2,2,3, B sees
  * 3,4,4,4,4,5.  Together: 1 once, 2 twice, 3 twice, 4 four times, 5 once. */
 static void record_all(hf_discovery *d, const uint64_t *sig, int n, bool crash_last) {
-    for (int i = 0; i < n; i++) hf_discovery_record(d, &sig[i], 1, 0, HF_SEC, crash_last && i == n - 1);
+    for (int i = 0; i < n; i++) hf_discovery_record(d, &sig[i], 1, HF_SEC, crash_last && i == n - 1);
 }
 
 static void check_merged(const char *what, const char *a, const char *b) {
@@ -251,15 +251,15 @@ static void test_incidence(void) {
     static const uint64_t r1[] = {1, 2}, r2[] = {2, 3}, r3[] = {3, 4};
     const char *path = temp_path("sets.log");
     hf_discovery *d = open_log(path), *e = open_log(path);
-    hf_discovery_record(d, r1, 2, 0, HF_SEC, false);
-    hf_discovery_record(d, r2, 2, 0, HF_SEC, false);
-    hf_discovery_record(d, NULL, 0, 0, HF_SEC, false);
+    hf_discovery_record(d, r1, 2, HF_SEC, false);
+    hf_discovery_record(d, r2, 2, HF_SEC, false);
+    hf_discovery_record(d, NULL, 0, HF_SEC, false);
     const hf_progress *own = hf_discovery_progress(d);
     CHECK(own->executions == 3 && own->behaviours == 3 && own->f1 == 2 && own->f2 == 1,
           "runs {1,2} {2,3} {}: 3 executions, S=3, f1=2, f2=1 (got %llu, %llu, %llu, %llu)",
           (unsigned long long)own->executions, (unsigned long long)own->behaviours,
           (unsigned long long)own->f1, (unsigned long long)own->f2);
-    hf_discovery_record(e, r3, 2, 0, HF_SEC, false);
+    hf_discovery_record(e, r3, 2, HF_SEC, false);
     hf_discovery_close(d);
     hf_discovery_close(e);
     hf_campaign c;
@@ -287,7 +287,7 @@ static void test_merge(void) {
     const char *shared = temp_path("shared.log");
     da = open_log(shared);
     db = open_log(shared);
-    hf_discovery_record(da, a, 1, 0, HF_SEC, false);   /* interleaved appends */
+    hf_discovery_record(da, a, 1, HF_SEC, false);   /* interleaved appends */
     record_all(db, b, 6, true);
     record_all(da, a + 1, 3, false);
     hf_discovery_close(da);
@@ -300,9 +300,9 @@ static void test_merge(void) {
 static const char good_log[] =
     "start 0123456789ab 1700000000.000 42 counter libFuzzer\n"
     "seen 0123456789ab 00000000000000aa 1\n"
-    "stats 0123456789ab 0.001 1 0.000000000 1 0 1 0 1.000000e+00 1.000 0\n"
+    "stats 0123456789ab 0.001 1 0.000000000 1 1 0 1.000000e+00 1.000 0\n"
     "seen 0123456789ab 00000000000000aa 2\n"
-    "stats 0123456789ab 0.002 2 0.000000000 1 0 0 1 0.000000e+00 1.000 0\n";
+    "stats 0123456789ab 0.002 2 0.000000000 1 0 1 0.000000e+00 1.000 0\n";
 
 static void expect_error(const char *name, const char *text, const char *want_where, const char *want_what) {
     const char *path = temp_path(name);
@@ -320,19 +320,19 @@ static void test_bad_lines(void) {
     char text[1024];
     expect_error("cut.log", "start 0123456789ab 1700000000.000 42 counter libFuzzer\nstats 0123456789ab 0.0",
                  "2 (byte 55)", "cut short");
-    snprintf(text, sizeof text, "%sstats 0123456789ab 0.003 3 0.000000000 1 0 0 1 0.000000e+00 1.000 x\n", good_log);
+    snprintf(text, sizeof text, "%sstats 0123456789ab 0.003 3 0.000000000 1 0 1 0.000000e+00 1.000 x\n", good_log);
     expect_error("letter.log", text, "6 (byte", "crashes 'x' is not a count");
-    snprintf(text, sizeof text, "%sstats 0123456789ab 0.003 1 0.000000000 1 0 0 1 0.000000e+00 1.000 0\n", good_log);
+    snprintf(text, sizeof text, "%sstats 0123456789ab 0.003 1 0.000000000 1 0 1 0.000000e+00 1.000 0\n", good_log);
     expect_error("backwards.log", text, "6 (byte", "went backwards");
     expect_error("orphan.log", "seen 0123456789ab 00000000000000aa 1\n", "1 (byte 0)", "no start line");
     expect_error("kind.log", "begin 0123456789ab\n", "1 (byte 0)", "unknown kind");
-    snprintf(text, sizeof text, "%sstats 0123456789ab 0.003 3 0.000000000 1 0 0 1 5.000000e-01 1.000 0\n", good_log);
+    snprintf(text, sizeof text, "%sstats 0123456789ab 0.003 3 0.000000000 1 0 1 5.000000e-01 1.000 0\n", good_log);
     expect_error("gt.log", text, "6 (byte", "good-turing");
     expect_error("empty.log", "", "", "no stats lines");
 
     /* --skip-bad: the good lines still make a chart. */
     snprintf(text, sizeof text, "%sstats 0123456789ab 0.0\x01\n"
-             "stats 0123456789ab 0.004 4 0.000000000 1 0 0 0 0.000000e+00 1.000 0\nstats 0123456789ab 0.0",
+             "stats 0123456789ab 0.004 4 0.000000000 1 0 0 0.000000e+00 1.000 0\nstats 0123456789ab 0.0",
              good_log);
     const char *path = temp_path("skip.log");
     write_text(path, text);
@@ -361,7 +361,7 @@ static pid_t start_writer(const char *path, uint64_t seed) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
             /* Mostly known behaviours, now and then a burst of new ones. */
             uint64_t sig = i % 50000 < 1000 ? x : x % 3000;
-            hf_discovery_record(d, &sig, 1, 0, 1000, false);
+            hf_discovery_record(d, &sig, 1, 1000, false);
         }
     }
     return pid;
@@ -449,7 +449,7 @@ static double bench_record(void) {
     double t0 = seconds();
     for (int i = 0; i < BENCH_N; i++) {
         uint64_t sig = next_signature(&x);
-        hf_discovery_record(d, &sig, 1, 0, 1000, false);
+        hf_discovery_record(d, &sig, 1, 1000, false);
     }
     double t = seconds() - t0;
     hf_discovery_close(d);
