@@ -13,8 +13,10 @@
  * "read 3" and "read 4" are one action and counts do not swamp the set.
  *
  * The signature is an order-insensitive hash of the set: runs that did the
- * same things, interleaved the same ways, are one behaviour.  It is the
- * "species" the discovery log counts.
+ * same things, interleaved the same ways, are one behaviour class.  The
+ * discovery log counts the features themselves as its species, each once
+ * per run that shows it: on world targets nearly every run has a signature
+ * of its own (`heisenfuzz bench --species`).
  */
 #ifndef HF_BEHAVIOUR_H
 #define HF_BEHAVIOUR_H
