@@ -128,7 +128,12 @@ static double read_across(const hf_campaign *c, axis_kind along, double x, axis_
 static void axis_value_label(char *out, size_t size, axis_kind axis, double v, unit u) {
     if (axis == AXIS_EXECUTIONS) count_label(out, size, v);
     else if (v == 0) snprintf(out, size, "0");
-    else snprintf(out, size, "%.3g %s", v / u.seconds, u.name);
+    else if (v / u.seconds < 1000) snprintf(out, size, "%.3g %s", v / u.seconds, u.name);
+    else {   /* "12,000 h", not "1.2e+04 h" */
+        char digits[32];
+        grouped(digits, sizeof digits, (uint64_t)llround(v / u.seconds));
+        snprintf(out, size, "%s %s", digits, u.name);
+    }
 }
 
 /* ---- The drawing ---------------------------------------------------------- */
