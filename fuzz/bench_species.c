@@ -44,7 +44,7 @@ static int species_target(const hf_target *t, uint64_t runs) {
         hf_run_strategy(t, &random.base, &r);
         hf_species_add(&trace, r.trace_hash);
         const hf_features *f = hf_last_features();
-        hf_species_add(&signature, f->signature);
+        hf_species_add(&signature, hf_features_signature(f));
         for (uint32_t k = 0; k < f->count; k++) hf_species_add(&feature, f->list[k]);
         if (n == next_report || n == runs) {
             print_row("trace", n, &trace);

@@ -3,8 +3,9 @@
  * lines appended now and then, the status line.
  *
  * The hot path, hf_discovery_record, is a table update per behaviour the
- * run showed and a look at the coarse monotonic clock (read from the vDSO, no system call); a line costs
- * a few write()s, and lines are spaced so that their cost vanishes.
+ * run showed and a look at the coarse monotonic clock (read from the vDSO,
+ * no system call); a line costs a few write()s, and lines are spaced so
+ * that their cost vanishes.
  */
 #define _GNU_SOURCE   /* CLOCK_MONOTONIC_COARSE */
 #include "discovery.h"

@@ -25,7 +25,6 @@ void hf_features_reset(hf_features *f) {
      * removals do not stop it; afterwards the table is empty. */
     f->count = 0;
     f->state_count = 0;
-    f->signature = 0;
 }
 
 void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b) {
@@ -39,7 +38,6 @@ void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t 
     }
     f->slot[at] = h;
     f->list[f->count++] = h;
-    f->signature ^= hf_mix64(h);   /* XOR of distinct members: independent of order */
 }
 
 uint64_t hf_action_hash(uint32_t kind, const char *text) {
@@ -48,6 +46,12 @@ uint64_t hf_action_hash(uint32_t kind, const char *text) {
         for (const unsigned char *p = (const unsigned char *)text; *p; p++)
             if (*p < '0' || *p > '9') h = (h ^ *p) * 0x100000001b3u;
     return h;
+}
+
+uint64_t hf_features_signature(const hf_features *f) {
+    uint64_t signature = 0;
+    for (uint32_t i = 0; i < f->count; i++) signature ^= hf_mix64(f->list[i]);   /* order-insensitive */
+    return signature;
 }
 
 const hf_features *hf_last_features(void) { return &hf_w.features; }

@@ -31,7 +31,6 @@ typedef struct hf_features {
     uint64_t slot[2 * HF_FEATURES_MAX];   /* open addressing; 0 = empty */
     uint64_t list[HF_FEATURES_MAX];       /* the features, in first-seen order */
     uint32_t count;
-    uint64_t signature;
     int state_count;                      /* hf_state: last value of each variable */
     uint64_t state_key[HF_STATES_MAX];
     int64_t state_value[HF_STATES_MAX];
@@ -55,6 +54,11 @@ uint64_t hf_mix64(uint64_t x);
 
 /* The hash of a text with its digits left out: an action's identity. */
 uint64_t hf_action_hash(uint32_t kind, const char *text);
+
+/* The run's signature: the XOR of its distinct features, mixed, so the
+ * same set in any order gives the same value.  Computed on demand: only
+ * `heisenfuzz bench --species` counts it. */
+uint64_t hf_features_signature(const hf_features *f);
 
 /* The last run's features. */
 const hf_features *hf_last_features(void);
