@@ -3,8 +3,11 @@
 #
 # Locally (no OSS-Fuzz variables set) it builds with clang into out/:
 #   out/heisenfuzz             the command-line tool (all targets linked in)
-#   out/<target>_fuzzer        one libFuzzer binary per target
-#   out/<target>_afl           one AFL++ binary per target (when afl++ is installed)
+#   out/<target>_fuzzer        one libFuzzer binary per target: the full search
+#                              (generator records, the decision mutator, behaviour features)
+#   out/<target>_bytes_fuzzer  the same with libFuzzer's byte mutator alone (the control)
+#   out/<target>_afl           one AFL++ binary per target (when afl++ is installed), and
+#   out/<target>_afl_mutator.so  its decision mutator (AFL_CUSTOM_MUTATOR_LIBRARY)
 #   out/tests/*                the test programs (run by tests/run.sh), among them
 #                              test_regress_NAME for each tests/regress/NAME.c
 #
@@ -47,11 +50,14 @@ RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
 # Everything in fuzz/ but what only a fuzzer binary has (the harness and its
 # engine feedback); tests link it all but main().
-TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$')"
+TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$' -e '^fuzz/mutator_afl\.c$')"
 # What a fuzzer binary links beside the runtime, its target and harness.c:
-# the engine feedback (one build per engine) and the discovery log.  Built
-# without coverage, so the engines see only the target and the runtime.
-DISCOVERY_SOURCES="fuzz/discovery.c fuzz/species.c fuzz/estimate.c fuzz/status.c"
+# the engine feedback (one build per engine), the discovery log and the
+# decision mutator.  Built without coverage, so the engines see only the
+# target and the runtime.
+DISCOVERY_SOURCES="fuzz/discovery.c fuzz/species.c fuzz/estimate.c fuzz/status.c fuzz/mutate.c fuzz/strategy.c"
+# The AFL++ mutator library: the mutator, and what it runs a target with.
+AFL_MUTATOR_SOURCES="fuzz/mutate.c fuzz/strategy.c fuzz/files.c fuzz/standalone.c"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
@@ -134,8 +140,11 @@ local_build() {
     for sym in $(target_symbols); do
         local name=${sym%_target}
         # shellcheck disable=SC2086
-        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_LIBFUZZER -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
             fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
+        # shellcheck disable=SC2086
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_LIBFUZZER -DHF_BYTE_MUTATOR_ONLY -DHF_TARGET="$sym" \
+            -o "$out/${name}_bytes_fuzzer" fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
     done
 
     # One AFL++ binary per target (its libFuzzer driver calls the same
@@ -153,10 +162,21 @@ local_build() {
         tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
         for sym in $(target_symbols); do
             # shellcheck disable=SC2086
-            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
+            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_AFL -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
                 fuzz/harness.c $feedback_afl $discovery_objs $rt_afl $tg_afl -lm
         done
         CC=clang
+        # The mutator runs inside afl-fuzz: position-independent, and built
+        # like the tool (no engine; load/store tracing catches spinning tasks).
+        local rt_pic tg_pic mutator_pic
+        rt_pic=$(compile "$obj/pic" "$cflags -fPIC" $RUNTIME_SOURCES)
+        tg_pic=$(compile "$obj/pic" "$cflags -fPIC -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
+        mutator_pic=$(compile "$obj/pic" "$cflags -fPIC" $AFL_MUTATOR_SOURCES)
+        for sym in $(target_symbols); do
+            # shellcheck disable=SC2086
+            $CC $cflags -fPIC -shared $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl_mutator.so" \
+                fuzz/mutator_afl.c $mutator_pic $rt_pic $tg_pic -lm
+        done
     fi
     echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
 }
@@ -182,7 +202,7 @@ oss_fuzz_build() {
         local name=${sym%_target}
         local h="$obj/harness/$name.o"
         # shellcheck disable=SC2086
-        $CC -std=c11 $CFLAGS $INCLUDES -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
+        $CC -std=c11 $CFLAGS $INCLUDES $engine -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
         # shellcheck disable=SC2086
         $CXX $CXXFLAGS -o "$OUT/${name}_fuzzer" "$h" $harness $rt $tg $LIB_FUZZING_ENGINE -lm
         local dir; dir=$(target_dir "$name")
