@@ -251,18 +251,24 @@ static uint64_t random_value(unsigned width) {
     return width >= 8 ? v : v & ((1ull << (8 * width)) - 1);
 }
 
-/* A decision of the run, chosen by what it is about: first a tag among
- * those the run has, then one of its decisions. */
+/* A decision of the run, chosen by what it is about: a class of decision
+ * (task choices, workload, profile, faults, details) among those the run
+ * has, then a tag of that class (a fault kind), then one of its decisions.
+ * Choosing the class first keeps the nineteen profile decisions from
+ * crowding out the rest. */
 static bool pick_decision(const input_map *m, uint64_t *index) {
     uint32_t count[256] = {0};
-    unsigned tags = 0;
-    for (uint32_t i = 0; i < m->kept; i++)
-        if (count[m->tag[i]]++ == 0) tags++;
-    if (!tags) return false;
-    uint64_t want = below(tags);
-    int tag = 0;
-    for (; tag < 256; tag++)
-        if (count[tag] && want-- == 0) break;
+    for (uint32_t i = 0; i < m->kept; i++) count[m->tag[i]]++;
+    unsigned classes = 0, class_tags[8] = {0};
+    for (int tag = 0; tag < 256; tag++)
+        if (count[tag] && class_tags[tag >> 5]++ == 0) classes++;
+    if (!classes) return false;
+    uint64_t want = below(classes);
+    unsigned cls = 0;
+    while (!class_tags[cls] || want-- > 0) cls++;
+    uint64_t nth_tag = below(class_tags[cls]);
+    int tag = (int)cls << 5;
+    while (!count[tag] || nth_tag-- > 0) tag++;
     uint64_t nth = below(count[tag]);
     for (uint32_t i = 0; i < m->kept; i++)
         if (m->tag[i] == tag && nth-- == 0) { *index = i; return true; }

@@ -28,7 +28,17 @@
  *                stretch, decisions take their default again; a later
  *                generator record replaces an earlier one.
  *
- * `mode` is kind (low four bits) and level (high four bits):
+ * Why these fields: the escape and mode come first and the seed right after,
+ * so that four bytes — the longest input libFuzzer tries at the start of a
+ * campaign — are already a generated run; missing trailing bytes read as 0,
+ * so "the rest of the run, starting here" costs nothing.  The stretch is on
+ * a log scale so that one byte reaches from a burst of two decisions to a
+ * whole run, and a mutated stretch byte changes the length by a ratio, not
+ * by one.  The gap lets a generator start anywhere without an explicit
+ * deviation before it (the mutator's "continue from this moment").
+ *
+ * `mode` is kind (low four bits) and level (high four bits); levels are a
+ * log scale of intensity, from storm (0) to rare (15):
  *
  *   0 walk     every decision deviates with chance 2^(-0.8 (level - 1)) (but
  *              7/8 at most: a decision may repeat until it takes its default), or,

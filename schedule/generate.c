@@ -75,11 +75,15 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
 
 /* A walk: deviate with the chance `threshold`, or (threshold == UINT64_MAX)
  * draw uniformly among all options.  A fault's details are always drawn
- * uniformly: the fault itself is the rare event, its shape should vary. */
+ * uniformly: the fault itself is the rare event, its shape should vary.
+ * And the profile (which fault kinds may happen at all) is a coin toss
+ * whatever the intensity: a rare walk is a run with rare faults, not a
+ * run whose faults are almost never allowed. */
 static uint64_t walk(const hf_generator *g, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
                      uint64_t dflt, uint64_t threshold) {
     uint64_t r = draw(g, index, SALT_VALUE);
     if (threshold == UINT64_MAX || HF_DECISION_CLASS(tag) == HF_DECISION_DETAIL) return any_option(r, lo, hi);
+    if (HF_DECISION_CLASS(tag) == HF_DECISION_PROFILE) threshold = 1ull << 31;
     return chance(g, index, threshold) ? other_option(r, lo, hi, dflt) : dflt;
 }
 
