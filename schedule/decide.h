@@ -52,8 +52,8 @@
  *              [level, 15]; a fault kind that is off never happens.
  *   2 pct      PCT over task choices: random task priorities and d - 1 change
  *              points, d = 1 + (level & 3), among the first
- *              k = 2^(5 + 2 (level >> 2)) task choices; other decisions as in
- *              walk at level 8.
+ *              k = 2^(5 + 2 (level >> 2)) task choices; other decisions
+ *              uniform, as the PCT baseline draws them (and Coyote).
  *   3 tasks    walk over task choices only, chance 2^(-0.8 level); all
  *              other decisions take their default.
  *   4 faults   walk over everything but task choices, chance

@@ -137,7 +137,7 @@ uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t index, uint6
     case HF_GEN_SWARM:
         return swarm(g, tag, index, lo, hi, dflt);
     case HF_GEN_PCT:
-        return task && tasks ? pct(g, lo, hi, tasks) : walk(g, tag, index, lo, hi, dflt, chance_at_level[8]);
+        return task && tasks ? pct(g, lo, hi, tasks) : walk(g, tag, index, lo, hi, dflt, UINT64_MAX);
     case HF_GEN_TASKS:
         return task ? walk(g, tag, index, lo, hi, dflt, chance_at_level[g->level]) : dflt;
     case HF_GEN_FAULTS:
