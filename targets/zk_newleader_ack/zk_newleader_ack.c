@@ -80,7 +80,7 @@ static void run(bool fixed) {
     so.phase.quiet_ns = 1 * HF_SEC;
     so.node.down_default_ns = 50 * HF_MS;
     so.disk.write_ns = 0;                 /* into the page cache */
-    so.disk.fsync_ns = 5 * HF_MS;         /* a busy disk */
+    so.disk.fsync_ns = 2 * HF_MS;         /* a disk with other work to do */
     so.net.delay_max_ns = 10 * HF_MS;
     so.net.kind_names = zab_kind_names;
     so.net.kind_count = ZAB_KIND_COUNT;
