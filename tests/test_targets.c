@@ -92,6 +92,14 @@ typedef struct incident {
     "the same instant; decision 37: broker-b stays down 56.4 ms, so its session outlives broker-a's restart"
 #define HW_TRUNCATION_BYTES {0x02, 0x00, 0x20, 0x2f, 0x20, 0x00, 0x00, 0x00, 0x80, 0x6b, 0x2b, 0x02}, 12
 
+/* Found by libFuzzer (-seed=1), minimized by `heisenfuzz minimize`; also
+ * tests/regress/zk_newleader_ack_4646.c. */
+#define NEWLEADER_ACK_DECISIONS                                                                        \
+    "decisions 1, 2: the fault profile allows crashes and lost writes; decision 3: the follower loses "  \
+    "power at 5 ms; decision 14: its SyncThread runs the instant the first DIFF transaction is handed to " \
+    "it, flushes it alone, and the ACK of NEWLEADER goes out while the rest wait for the next fsync"
+#define NEWLEADER_ACK_BYTES {0x01, 0x00, 0x00, 0x05, 0x00, 0x0a, 0x00}, 7
+
 static const incident incidents[] = {
     {"metrics_race", "targets/metrics_race/", "metrics_race_buggy", "the exported totals equal the number of updates",
      "decision 11: the client sends request 2 before the answer to request 1; decision 21: "
@@ -116,6 +124,9 @@ static const incident incidents[] = {
     {"kafka_hw_truncation", "targets/kafka_hw_truncation/", "kafka_hw_truncation_buggy",
      "every record acknowledged to the producer is in the log of a broker that becomes leader",
      HW_TRUNCATION_DECISIONS, HW_TRUNCATION_BYTES, 0.005, 10},
+    {"zk_newleader_ack", "targets/zk_newleader_ack/", "zk_newleader_ack_buggy",
+     "after a restart, the follower's log holds every transaction it acknowledged",
+     NEWLEADER_ACK_DECISIONS, NEWLEADER_ACK_BYTES, 0.005, 5},
 };
 enum { INCIDENTS = sizeof incidents / sizeof *incidents };
 

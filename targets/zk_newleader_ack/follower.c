@@ -45,8 +45,8 @@ typedef struct follower {
     zab_txn queue[ZAB_MAX_TXNS * 2];
     int queue_head, queue_tail;
     int64_t log_end;                     /* zxid of the last transaction appended */
-    int64_t flushing;                    /* ... of the last one the fsync under way covers */
     int64_t flushed;                     /* ... and of the last one flushed */
+    int sync_flushes;                    /* fsyncs begun before the broadcast phase */
 } follower;
 
 static void must(hf_io io) { assert(io == HF_IO_OK && "the target allows no disk errors"); (void)io; }
@@ -65,7 +65,13 @@ static void acknowledge(follower *f, int64_t zxid) {
 /* ---- The SyncThread ---------------------------------------------------------- */
 
 static void flush(follower *f) {
-    int64_t upto = f->flushing = f->log_end;
+    int64_t upto = f->log_end;
+    if (f->phase != PHASE_BROADCAST) {
+        /* One on the undisturbed schedule; two when the SyncThread ran as
+         * the first transaction was handed to it. */
+        f->sync_flushes++;
+        hf_state("fsyncs of the synchronisation", f->sync_flushes > 3 ? 3 : f->sync_flushes);
+    }
     hf_mutex_unlock(&f->lock);
     must(hf_disk_fsync("log"));
     hf_mutex_lock(&f->lock);
@@ -122,12 +128,10 @@ static void on_newleader(follower *f, int64_t zxid) {
     }
     set_current_epoch();
     hf_mutex_lock(&f->lock);
-    /* Beyond the fsync under way: those wait for the next one. */
-    int64_t unflushed = zxid - (f->flushing > f->flushed ? f->flushing : f->flushed);
+    int64_t unflushed = zxid - f->flushed;
     hf_mutex_unlock(&f->lock);
-    hf_state("transactions not yet on disk as the follower acknowledges NEWLEADER", unflushed > 2 ? 2 : unflushed);
     if (unflushed > 0)
-        hf_note("ACK of NEWLEADER %lld with %lld of its transactions still waiting for an fsync", (long long)zxid,
+        hf_note("ACK of NEWLEADER %lld with %lld of its transactions not yet flushed", (long long)zxid,
                 (long long)unflushed);
     f->phase = PHASE_ACKED;
     acknowledge(f, zxid);
@@ -179,7 +183,7 @@ void zab_follower(void *arg) {
     f->world = arg;
     f->connection = hf_node_incarnation(hf_node_self());
     if (f->connection == 1) install_history();
-    f->log_end = f->flushing = f->flushed = recover();
+    f->log_end = f->flushed = recover();
     f->world->follower_log_end = &f->log_end;
     if (f->connection > 1) zab_check_recovered(f->world, f->log_end);
     hf_mutex_init(&f->lock, "follower log");
