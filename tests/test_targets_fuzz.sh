@@ -83,3 +83,6 @@ holds diskless_topic 5000
 # minute): its fuzzer-found schedule is tests/regress/kafka_hw_truncation_kip101.c
 # and an incident of tests/test_targets.c instead.
 holds kafka_hw_truncation 5000
+found zk_newleader_ack_buggy zk_newleader_ack \
+    "after a restart, the follower's log holds every transaction it acknowledged" 100000
+holds zk_newleader_ack 10000
