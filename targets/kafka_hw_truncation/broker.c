@@ -88,8 +88,13 @@ static void append(broker *b, repl_record r) {
 static void truncate_to(broker *b, int64_t end) {
     if (end >= b->log_end) return;
     hf_note("truncate log %lld -> %lld", (long long)b->log_end, (long long)end);
-    must(hf_disk_write("log.tmp", 0, b->log, (size_t)end * sizeof b->log[0]));
-    must(hf_disk_rename("log.tmp", "log"));
+    if (end == 0) {   /* nothing to keep: no log, nor a log.tmp left by a crash mid-truncation */
+        hf_disk_delete("log.tmp");
+        must(hf_disk_delete("log"));
+    } else {
+        must(hf_disk_write("log.tmp", 0, b->log, (size_t)end * sizeof b->log[0]));
+        must(hf_disk_rename("log.tmp", "log"));
+    }
     b->log_end = end;
     if (b->hw > end) checkpoint_hw(b, end);
 }
