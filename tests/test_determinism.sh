@@ -35,22 +35,32 @@ for i in $(seq 1 40); do
     printf "$bytes" >"$tmp/inputs/in$(printf %02d "$i")"
 done
 files=("$tmp"/inputs/*)
-"$HF_OUT/heisenfuzz" replay -q counter "${files[@]}" | grep '^trace-hash' >"$tmp/replayer"
-HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/counter_fuzzer" "${files[@]}" 2>&1 | grep '^trace-hash' >"$tmp/libfuzzer"
-cmp -s "$tmp/replayer" "$tmp/libfuzzer" && [ -s "$tmp/replayer" ] \
-    && echo "ok - counter: the libFuzzer binary and the replayer give the same trace hashes on 40 inputs" \
-    || echo "not ok - counter: libFuzzer and replayer trace hashes differ"
-if [ -x "$HF_OUT/counter_afl" ]; then
+
+# engines_agree TARGET WHAT FILE...: the replayer, the libFuzzer binary and
+# the AFL++ binary give the same trace hashes on the files (TARGET never
+# fails, so every run prints its hash); leaves the replayer's in $tmp/replayer.
+engines_agree() {
+    local target=$1 what=$2
+    shift 2
+    "$HF_OUT/heisenfuzz" replay -q "$target" "$@" | grep '^trace-hash' >"$tmp/replayer"
+    HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/${target}_fuzzer" "$@" 2>&1 | grep '^trace-hash' >"$tmp/libfuzzer"
+    cmp -s "$tmp/replayer" "$tmp/libfuzzer" && [ -s "$tmp/replayer" ] \
+        && echo "ok - $target: the libFuzzer binary and the replayer give the same trace hashes on $what" \
+        || echo "not ok - $target: libFuzzer and replayer trace hashes differ on $what"
+    [ -x "$HF_OUT/${target}_afl" ] || return 0
     : >"$tmp/afl"
     # The AFL++ driver silences stderr around each run unless AFL_DEBUG is set.
-    for f in "${files[@]}"; do AFL_DEBUG=1 HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/counter_afl" "$f" 2>&1 | grep '^trace-hash' >>"$tmp/afl"; done
+    for f in "$@"; do AFL_DEBUG=1 HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/${target}_afl" "$f" 2>&1 | grep '^trace-hash' >>"$tmp/afl"; done
     cmp -s "$tmp/replayer" "$tmp/afl" \
-        && echo "ok - counter: the AFL++ binary and the replayer give the same trace hashes on 40 inputs" \
-        || echo "not ok - counter: AFL++ and replayer trace hashes differ"
-fi
+        && echo "ok - $target: the AFL++ binary and the replayer give the same trace hashes on $what" \
+        || echo "not ok - $target: AFL++ and replayer trace hashes differ on $what"
+}
+engines_agree counter "40 inputs" "${files[@]}"
+
 # Generator records: files that start with one (a generated run, some
-# with explicit records after it) give the same hashes in the replayer of
-# every build and in both engines, on a fixed world target with every fault.
+# with explicit records after it) give the same hashes in both engines and
+# in the replayer of every build, on a world target with every fault and on
+# an interleaving target.
 mkdir -p "$tmp/generated"
 for i in $(seq 1 30); do
     bytes=$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' 254 $((RANDOM % 256)) $((RANDOM % 256)) $((RANDOM % 256)))
@@ -59,25 +69,14 @@ for i in $(seq 1 30); do
 done
 generated=("$tmp"/generated/*)
 for target in diskless_topic metrics_race; do
-    "$HF_OUT/heisenfuzz" replay -q $target "${generated[@]}" | grep '^trace-hash' >"$tmp/gen-replayer"
+    engines_agree $target "30 generated runs" "${generated[@]}"
     for build in O0:"$HF_OUT_O0" asan:"$HF_OUT_ASAN" ubsan:"$HF_OUT_UBSAN" msan:"$HF_OUT_MSAN"; do
         name=${build%%:*} dir=${build#*:}
         "$dir/heisenfuzz" replay -q $target "${generated[@]}" | grep '^trace-hash' >"$tmp/gen-$name"
-        cmp -s "$tmp/gen-replayer" "$tmp/gen-$name" && [ -s "$tmp/gen-replayer" ] \
+        cmp -s "$tmp/replayer" "$tmp/gen-$name" && [ -s "$tmp/replayer" ] \
             && echo "ok - $target: 30 generated runs give the same trace hashes at -O2 and in the $name build" \
             || echo "not ok - $target: generated runs differ between the -O2 and $name builds"
     done
-    HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/${target}_fuzzer" "${generated[@]}" 2>&1 | grep '^trace-hash' >"$tmp/gen-libfuzzer"
-    cmp -s "$tmp/gen-replayer" "$tmp/gen-libfuzzer" \
-        && echo "ok - $target: the libFuzzer binary and the replayer agree on 30 generated runs" \
-        || echo "not ok - $target: libFuzzer and replayer differ on generated runs"
-    if [ -x "$HF_OUT/${target}_afl" ]; then
-        : >"$tmp/gen-afl"
-        for f in "${generated[@]}"; do AFL_DEBUG=1 HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/${target}_afl" "$f" 2>&1 | grep '^trace-hash' >>"$tmp/gen-afl"; done
-        cmp -s "$tmp/gen-replayer" "$tmp/gen-afl" \
-            && echo "ok - $target: the AFL++ binary and the replayer agree on 30 generated runs" \
-            || echo "not ok - $target: AFL++ and replayer differ on generated runs"
-    fi
 done
 
 # A failing schedule: the crash report's hash equals the replayer's.
