@@ -35,7 +35,7 @@ static void image_reserve(sim_image *img, uint64_t size) {
 static void image_write(sim_image *img, uint64_t offset, const void *data, size_t size) {
     image_reserve(img, offset + size);
     if (offset > img->size) memset(img->bytes + img->size, 0, offset - img->size);
-    memcpy(img->bytes + offset, data, size);
+    if (size) memcpy(img->bytes + offset, data, size);   /* an empty file has no buffer to offset */
     if (offset + size > img->size) img->size = offset + size;
 }
 
