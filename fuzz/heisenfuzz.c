@@ -25,9 +25,13 @@
 /* ---- list ---------------------------------------------------------------- */
 
 static int cmd_list(int argc, char **argv) {
-    (void)argv;
-    if (argc > 1) return hf_usage_error("list takes no arguments");
-    for (const hf_target *const *t = hf_targets; *t; t++)
+    if (argc > 2) return hf_usage_error("list takes at most one fuzzer binary");
+    if (argc == 2 && !hf_tool_in_fuzzer()) {
+        if (!hf_tool_names_fuzzer(argv[1]))
+            return hf_usage_error("list: '%s' is not the path of a fuzzer binary (write ./%s)", argv[1], argv[1]);
+        return hf_tool_run_in_fuzzer(argv[1]);
+    }
+    for (const hf_target *const *t = hf_target_list(); *t; t++)
         printf("%-26s %s\n", (*t)->name, (*t)->summary);
     return 0;
 }
@@ -183,7 +187,7 @@ static const struct command {
     const char *help;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"list", "list", "the targets, one per line", cmd_list},
+    {"list", "list [FUZZER]", "the targets, one per line (those linked into this program, or into FUZZER)", cmd_list},
     {"replay", "replay [-q] TARGET FILE...",
      "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed",
      cmd_replay},
@@ -227,7 +231,8 @@ static int cmd_help(int argc, char **argv) {
     return 0;
 }
 
-int main(int argc, char **argv) {
+int hf_tool_main(int argc, char **argv) {
+    hf_tool_remember_args(argc, argv);
     if (argc < 2) return hf_usage_error("no command given");
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h")) name = "help";
