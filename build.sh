@@ -198,17 +198,20 @@ install_tree() {
     archive "$prefix/lib/libheisenfuzz-replay.a" $replay_objs $rt_plain $tool_objs $no_engine_objs
     archive "$prefix/lib/libheisenfuzz-libfuzzer.a" $libfuzzer_harness $rt_fuzz
     local guard="-fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES"
+    # AFL++'s driver refers to the entry point only weakly: without this
+    # the linker would leave the harness in its archive.
+    local entry="-Wl,--undefined=LLVMFuzzerTestOneInput"
     write_pc "$prefix/lib/pkgconfig/heisenfuzz.pc" heisenfuzz \
         "the heisenfuzz runtime and registry, for regression tests and own mains" "$guard $san_flags" "-lheisenfuzz $san_flags -lm"
     write_pc "$prefix/lib/pkgconfig/heisenfuzz-replay.pc" heisenfuzz-replay \
         "a target as a replayer of input files (no engine)" "$guard $san_flags" "-lheisenfuzz-replay $san_flags -lm"
     write_pc "$prefix/lib/pkgconfig/heisenfuzz-libfuzzer.pc" heisenfuzz-libfuzzer \
         "a target as a libFuzzer fuzzer" "-fsanitize=fuzzer-no-link $TRACE_ACCESSES $san_flags" \
-        "-lheisenfuzz-libfuzzer -fsanitize=fuzzer $san_flags -lm"
+        "$entry -lheisenfuzz-libfuzzer -fsanitize=fuzzer $san_flags -lm"
     if [ -n "${afl_harness:-}" ]; then
         archive "$prefix/lib/libheisenfuzz-afl.a" $afl_harness $rt_afl
         write_pc "$prefix/lib/pkgconfig/heisenfuzz-afl.pc" heisenfuzz-afl \
-            "a target as an AFL++ fuzzer (compile with afl-clang-fast)" "" "-lheisenfuzz-afl -fsanitize=fuzzer -lm"
+            "a target as an AFL++ fuzzer (compile with afl-clang-fast)" "" "$entry -lheisenfuzz-afl -fsanitize=fuzzer -lm"
     fi
     echo "build.sh: installed into $prefix (pkg-config: heisenfuzz, heisenfuzz-replay, heisenfuzz-libfuzzer${afl_harness:+, heisenfuzz-afl})" >&2
 }

@@ -102,7 +102,20 @@ static int cmd_fuzz(int argc, char **argv) {
         fprintf(stderr, "heisenfuzz: cannot find the directory of this program\n");
         return 2;
     }
-    snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
+    if (hf_tool_in_fuzzer()) {
+        /* A user's fuzzer runs itself, as a fuzzer this time, on the target
+         * the command named. */
+        ssize_t len = readlink("/proc/self/exe", fuzzer, sizeof fuzzer - 1);
+        if (len <= 0) {
+            fprintf(stderr, "heisenfuzz: cannot find this fuzzer binary: %s\n", strerror(errno));
+            return 2;
+        }
+        fuzzer[len] = '\0';
+        unsetenv("HEISENFUZZ_TOOL");
+        setenv("HEISENFUZZ_TARGET", t->name, 1);
+    } else {
+        snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
+    }
     if (access(fuzzer, X_OK) != 0) {
         fprintf(stderr, "heisenfuzz: no fuzzer binary %s (build it with ./build.sh)\n", fuzzer);
         return 2;
