@@ -5,6 +5,8 @@
 #   out/heisenfuzz             the command-line tool (all targets linked in)
 #   out/<target>_fuzzer        one libFuzzer binary per target
 #   out/<target>_afl           one AFL++ binary per target (when afl++ is installed)
+#   out/self/*_fuzzer          libFuzzer binaries of the runtime's own surfaces
+#                              (fuzz/self/: decoder, log reader, chart, ...)
 #   out/tests/*                the test programs (run by tests/run.sh), among them
 #                              test_regress_NAME for each tests/regress/NAME.c
 #
@@ -20,7 +22,9 @@
 #                 flavour (heisenfuzz, -replay, -libfuzzer, -afl)
 #
 # Under OSS-Fuzz ($OUT and $LIB_FUZZING_ENGINE set) it builds the fuzzers
-# with the given $CC, $CFLAGS and $LIB_FUZZING_ENGINE into $OUT.
+# with the given $CC, $CFLAGS and $LIB_FUZZING_ENGINE into $OUT (the fixed
+# targets and fuzz/self/); `./build.sh --install PREFIX` there installs
+# the library a user's project builds its targets with (heisenfuzz-oss-fuzz).
 set -euo pipefail
 shopt -s inherit_errexit   # a failed compile inside $(...) stops the build
 cd "$(dirname "$0")"
@@ -62,6 +66,7 @@ REPLAYER_SOURCES="fuzz/replayer.c"
 # Fuzzers of the runtime's own surfaces (OSS-Fuzz ships them): each is its
 # own LLVMFuzzerTestOneInput, linked with the runtime and the command code.
 SELF_FUZZER_SOURCES="$(ls fuzz/self/*_fuzzer.c 2>/dev/null || true)"
+SELF_SUPPORT_SOURCES="fuzz/self/log_file.c"
 # What `--install` puts in PREFIX/include/heisenfuzz: the target API, the
 # run API its tests use, and the tests' CHECK (emitted regression tests).
 PUBLIC_HEADERS="schedule/hf.h schedule/sim.h schedule/run.h schedule/decide.h schedule/trace.h fuzz/targets.h tests/check.h"
@@ -183,6 +188,20 @@ build_afl_fuzzers() {   # out/NAME_afl, one per target
     done
 }
 
+build_self_fuzzers() {   # out/self/NAME_fuzzer: the runtime's own surfaces, under libFuzzer
+    mkdir -p "$out/self"
+    local cov="$cflags -fsanitize=fuzzer-no-link" tool support
+    # The command code too is instrumented here: it is what these fuzz.
+    tool=$(compile "$obj/self" "$cov" $TOOL_SOURCES)
+    support=$(compile "$obj/self" "$cov" $SELF_SUPPORT_SOURCES)
+    for src in $SELF_FUZZER_SOURCES; do
+        local o
+        o=$(compile "$obj/self" "$cov" "$src")
+        # shellcheck disable=SC2086
+        $CC $cflags -fsanitize=fuzzer -o "$out/self/$(basename "$src" .c)" $o $support $tool $rt_fuzz -lm
+    done
+}
+
 # --install PREFIX: the runtime as static libraries, the harness per engine,
 # the headers, a pkg-config file per flavour and the tool (see README,
 # "Your own targets").  Every archive is self-contained: a flavour's Libs
@@ -258,6 +277,7 @@ local_build() {
     build_tool
     build_tests
     build_libfuzzer_fuzzers
+    build_self_fuzzers
     if [ -z "$sanitizer" ] && command -v afl-clang-fast >/dev/null; then
         build_afl_fuzzers
     fi
@@ -270,13 +290,21 @@ local_build() {
 # dictionary and options.  It ships the fixed targets (a *_buggy target's
 # bug is planted: a demo, not a finding) and the fuzzers of the runtime's
 # own surfaces (SELF_FUZZER_SOURCES).
+# OSS-Fuzz's engine as feedback.c's, and the load/store tracing that
+# catches spinning tasks where it can be had: beside libFuzzer's coverage
+# (not in the coverage build, which has none; AFL++'s compiler drops it).
+oss_fuzz_flags() {
+    : "${CC:?}" "${CXX:?}" "${CFLAGS:=}" "${CXXFLAGS:=}" "${FUZZING_ENGINE:=libfuzzer}"
+    engine=-DHF_ENGINE_LIBFUZZER trace=""
+    if [ "$FUZZING_ENGINE" = afl ]; then engine=-DHF_ENGINE_AFL; fi
+    if [ "$FUZZING_ENGINE" = libfuzzer ] && [[ "$CFLAGS" == *fuzzer-no-link* ]]; then trace=$TRACE_ACCESSES; fi
+}
+
 oss_fuzz_build() {
-    : "${CC:?}" "${CXX:?}" "${CFLAGS:=}" "${CXXFLAGS:=}" "${OUT:?}" "${FUZZING_ENGINE:=libfuzzer}"
-    local engine=-DHF_ENGINE_LIBFUZZER cflags="-std=c11 $CFLAGS"
-    [ "$FUZZING_ENGINE" = afl ] && engine=-DHF_ENGINE_AFL
-    # libFuzzer builds get the load/store tracing that catches spinning
-    # tasks; AFL++'s compiler drops it anyway.
-    [ "$FUZZING_ENGINE" = libfuzzer ] && cflags="$cflags $TRACE_ACCESSES"
+    : "${OUT:?}"
+    local engine trace
+    oss_fuzz_flags
+    local cflags="-std=c11 $CFLAGS $trace"
     local obj="${WORK:-/tmp}/heisenfuzz-obj"
     rm -rf "$obj"
     local rt tg tool harness
@@ -296,14 +324,38 @@ oss_fuzz_build() {
         local dir; dir=$(target_dir "$name")
         [ -n "$dir" ] && ship_extras "${name}_fuzzer" "$dir/seeds" "dict/$name.dict"
     done
+    local support
+    support=$(compile "$obj/self" "-std=c11 $CFLAGS" $SELF_SUPPORT_SOURCES)
     for src in $SELF_FUZZER_SOURCES; do
         local name o
         name=$(basename "$src" .c)
         o=$(compile "$obj/self" "$cflags" "$src")
         # shellcheck disable=SC2086
-        $CXX $CXXFLAGS -o "$OUT/$name" $o $tool $rt $LIB_FUZZING_ENGINE -lm
+        $CXX $CXXFLAGS -o "$OUT/$name" $o $support $tool $rt $LIB_FUZZING_ENGINE -lm
         ship_extras "$name" "fuzz/self/seeds/$name" "fuzz/self/$name.dict"
     done
+}
+
+# --install PREFIX under OSS-Fuzz's variables: what a user's project needs
+# to build its own targets in OSS-Fuzz (fuzz/oss-fuzz-user/): the runtime,
+# harness and command code compiled with $CC and $CFLAGS in one archive and
+# the flavour heisenfuzz-oss-fuzz, whose Libs leave the engine to
+# $LIB_FUZZING_ENGINE.  No tool: the fuzzers carry its commands.
+oss_fuzz_install() {
+    local engine trace
+    oss_fuzz_flags
+    mkdir -p "$INSTALL_PREFIX/lib/pkgconfig" "$INSTALL_PREFIX/include/heisenfuzz"
+    INSTALL_PREFIX=$(cd "$INSTALL_PREFIX" && pwd)
+    local obj="${WORK:-/tmp}/heisenfuzz-install-obj"
+    rm -rf "$obj"
+    local objs
+    objs=$(compile "$obj" "-std=c11 $CFLAGS $engine" $RUNTIME_SOURCES $TOOL_SOURCES fuzz/feedback.c $HARNESS_SOURCES)
+    cp $PUBLIC_HEADERS "$INSTALL_PREFIX/include/heisenfuzz/"
+    archive "$INSTALL_PREFIX/lib/libheisenfuzz-oss-fuzz.a" $objs
+    write_pc "$INSTALL_PREFIX/lib/pkgconfig/heisenfuzz-oss-fuzz.pc" heisenfuzz-oss-fuzz \
+        "a target as an OSS-Fuzz fuzzer (link with \$LIB_FUZZING_ENGINE)" "$trace" \
+        "-Wl,--undefined=LLVMFuzzerTestOneInput -lheisenfuzz-oss-fuzz -lm"
+    echo "build.sh: installed into $INSTALL_PREFIX for OSS-Fuzz ($FUZZING_ENGINE; pkg-config: heisenfuzz-oss-fuzz)" >&2
 }
 
 # ship_extras FUZZER SEED_DIR DICT: the seed corpus and dictionary beside a
@@ -328,7 +380,14 @@ target_dir() {
 }
 
 if [ -n "${OUT:-}" ] && [ -n "${LIB_FUZZING_ENGINE:-}" ]; then
-    oss_fuzz_build
+    if [ "${1:-}" = --install ]; then
+        [ $# -eq 2 ] || die "under OSS-Fuzz's variables: ./build.sh [--install PREFIX]"
+        INSTALL_PREFIX=$2
+        oss_fuzz_install
+    else
+        [ $# -eq 0 ] || die "under OSS-Fuzz's variables build.sh takes no options but --install PREFIX"
+        oss_fuzz_build
+    fi
 else
     local_build "$@"
 fi
