@@ -17,8 +17,15 @@
  * discovery log (discovery.h) for `heisenfuzz chart`.  With
  * HEISENFUZZ_TRACE_HASH set, every run prints its trace hash, so tests can
  * check that engines and the replayer see the same runs.
+ *
+ * ^C: libFuzzer's handler ends the process with _Exit, which skips the exit
+ * hook that writes the discovery log's last line.  So the harness puts its
+ * own handler in front of the engine's: it notes the signal, the run under
+ * way finishes, the log is flushed, and then the engine's handler runs
+ * (it prints libFuzzer's final statistics).  A second ^C goes straight to
+ * the engine.
  */
-#define _GNU_SOURCE   /* program_invocation_name */
+#define _GNU_SOURCE   /* program_invocation_name, sigaction */
 #include "discovery.h"
 #include "feedback.h"
 #include "run.h"
@@ -26,6 +33,7 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -53,8 +61,43 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
+static struct sigaction engine_on_interrupt;
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig) {
+    if (interrupted) {
+        sigaction(SIGINT, &engine_on_interrupt, NULL);
+        raise(sig);
+        return;
+    }
+    interrupted = 1;
+}
+
+/* Called at the first run, once the engine has installed its handlers;
+ * an engine without a ^C handler (AFL++'s driver, the replayer) keeps the
+ * default. */
+static void hook_interrupt(void) {
+    static bool hooked;
+    if (hooked) return;
+    hooked = true;
+    struct sigaction ours = {0};
+    ours.sa_handler = on_interrupt;
+    sigemptyset(&ours.sa_mask);
+    struct sigaction current;
+    if (sigaction(SIGINT, NULL, &current) != 0) return;
+    if (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN) return;
+    sigaction(SIGINT, &ours, &engine_on_interrupt);
+}
+
+static void hand_interrupt_to_engine(hf_discovery *log) {
+    if (log) hf_discovery_flush(log);
+    sigaction(SIGINT, &engine_on_interrupt, NULL);
+    raise(SIGINT);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int print_hashes = -1;
+    hook_interrupt();
     if (print_hashes < 0) print_hashes = getenv("HEISENFUZZ_TRACE_HASH") != NULL;
     const hf_target *t = fuzz_target();
     hf_result r;
@@ -71,5 +114,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
         abort();
     }
+    if (interrupted) hand_interrupt_to_engine(log);
     return 0;
 }

@@ -55,6 +55,7 @@ int hf_cmd_bench(int argc, char **argv);
 int hf_bench_search(int argc, char **argv);
 int hf_bench_species(int argc, char **argv);
 int hf_cmd_explore(int argc, char **argv);
+int hf_cmd_fuzz(int argc, char **argv);
 int hf_cmd_minimize(int argc, char **argv);
 int hf_cmd_chart(int argc, char **argv);
 
