@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while (pos + 2 <= size && count < MAX_DEVIATIONS) {
         uint64_t gap = data[pos++];
         if (gap == 255 && pos < size) gap += (uint64_t)data[pos++] * 16;   /* long gaps: 255-records */
-        unsigned width = (data[pos++] & 15) % 9;
+        unsigned width = pos < size ? (data[pos++] & 15) % 9 : 0;   /* the gap may have used the last byte */
         uint64_t value = 0;
         for (unsigned i = 0; i < width; i++) value |= (uint64_t)(pos < size ? data[pos++] : 0) << (8 * i);
         index += count ? gap + 1 : gap;
