@@ -122,6 +122,8 @@ static int cmd_help(int argc, char **argv) {
            "usage: heisenfuzz COMMAND [ARGS]\n\n");
     for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
         printf("  %s\n      %s\n", commands[c].usage, commands[c].help);
+    printf("\nTARGET is a target linked into this program (see list), or a fuzzer binary holding\n"
+           "your own: ./FUZZER (its target) or ./FUZZER:NAME; the command then runs inside it.\n");
     printf("\nexit status: 0 ok, 1 a run failed, 2 usage or input error\n");
     return 0;
 }
