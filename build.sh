@@ -245,7 +245,7 @@ local_build() {
             --opt) [ $# -ge 2 ] || die "--opt needs a value"; opt=$2; shift ;;
             --out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
             --install) [ $# -ge 2 ] || die "--install needs a prefix"; INSTALL_PREFIX=$2; shift ;;
-            -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+            -h|--help) sed -n '2,/^set -euo/{/^set/d;p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
             *) die "unknown option '$1' (see ./build.sh --help)" ;;
         esac
         shift
