@@ -8,18 +8,26 @@
 #   out/<target>_bytes_fuzzer  the same with libFuzzer's byte mutator alone (the control)
 #   out/<target>_afl           one AFL++ binary per target (when afl++ is installed), and
 #   out/<target>_afl_mutator.so  its decision mutator (AFL_CUSTOM_MUTATOR_LIBRARY)
+#   out/self/*_fuzzer          libFuzzer binaries of the runtime's own surfaces
+#                              (fuzz/self/: decoder, log reader, chart, ...)
 #   out/tests/*                the test programs (run by tests/run.sh), among them
 #                              test_regress_NAME for each tests/regress/NAME.c
 #
 #   ./build.sh [--deps] [--sanitizer address|undefined|memory] [--opt LEVEL] [--out DIR]
+#              [--install PREFIX]
 #
 #   --deps        first install what is missing (Debian packages; needs root)
 #   --sanitizer   build everything under a sanitizer
 #   --opt         optimisation level, e.g. -O0 (default -O2)
 #   --out         output directory (default out)
+#   --install     also install into PREFIX: bin/heisenfuzz, the static
+#                 libraries, include/heisenfuzz/ and a pkg-config file per
+#                 flavour (heisenfuzz, -replay, -libfuzzer, -afl)
 #
 # Under OSS-Fuzz ($OUT and $LIB_FUZZING_ENGINE set) it builds the fuzzers
-# with the given $CC, $CFLAGS and $LIB_FUZZING_ENGINE into $OUT.
+# with the given $CC, $CFLAGS and $LIB_FUZZING_ENGINE into $OUT (the fixed
+# targets and fuzz/self/); `./build.sh --install PREFIX` there installs
+# the library a user's project builds its targets with (heisenfuzz-oss-fuzz).
 set -euo pipefail
 shopt -s inherit_errexit   # a failed compile inside $(...) stops the build
 cd "$(dirname "$0")"
@@ -41,27 +49,42 @@ install_deps() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The targets' symbols, from the one list in fuzz/targets.h.
-target_symbols() { grep -o 'X([a-z0-9_]*_target)' fuzz/targets.h | sed 's/X(\(.*\))/\1/'; }
-
 regress_sources() { ls tests/regress/*.c 2>/dev/null || true; }
 
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
-# Everything in fuzz/ but what only a fuzzer binary has (the harness and its
-# engine feedback); tests link it all but main().
-TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$' -e '^fuzz/mutator_afl\.c$')"
-# What a fuzzer binary links beside the runtime, its target and harness.c:
-# the engine feedback (one build per engine), the discovery log and the
-# decision mutator.  Built without coverage, so the engines see only the
-# target and the runtime.
-DISCOVERY_SOURCES="fuzz/discovery.c fuzz/species.c fuzz/estimate.c fuzz/status.c fuzz/mutate.c fuzz/strategy.c"
-# The AFL++ mutator library: the mutator, and what it runs a target with.
-AFL_MUTATOR_SOURCES="fuzz/mutate.c fuzz/strategy.c fuzz/files.c fuzz/standalone.c"
+# The command code, shared by the heisenfuzz program, the tests and every
+# fuzzer binary (which runs it when handed HEISENFUZZ_TOOL): everything in
+# fuzz/ but the mains, the harness and the engine glue below.  Built without
+# coverage, so the engines see only the target and the runtime.
+TOOL_SOURCES="$(ls fuzz/*.c | grep -v -x -e fuzz/harness.c -e fuzz/feedback.c -e fuzz/standalone.c \
+    -e fuzz/tool_main.c -e fuzz/replayer.c -e fuzz/mutator_afl.c)"
+# What the program, the tests and the replayer link in place of an engine.
+NO_ENGINE_SOURCES="fuzz/standalone.c"
+TOOL_MAIN_SOURCES="fuzz/tool_main.c"
+# A fuzzer is a target linked with the harness, one engine's feedback
+# (fuzz/feedback.c, built per engine), the command code and the runtime.
+HARNESS_SOURCES="fuzz/harness.c"
+REPLAYER_SOURCES="fuzz/replayer.c"
+# The decision mutator as an AFL++ custom mutator library: it runs inside
+# afl-fuzz, so it holds the runtime and the targets too.
+AFL_MUTATOR_SOURCES="fuzz/mutator_afl.c"
+# Fuzzers of the runtime's own surfaces (OSS-Fuzz ships them): each is its
+# own LLVMFuzzerTestOneInput, linked with the runtime and the command code.
+SELF_FUZZER_SOURCES="$(ls fuzz/self/*_fuzzer.c 2>/dev/null || true)"
+SELF_SUPPORT_SOURCES="fuzz/self/log_file.c"
+# What `--install` puts in PREFIX/include/heisenfuzz: the target API, the
+# run API its tests use, and the tests' CHECK (emitted regression tests).
+PUBLIC_HEADERS="schedule/hf.h schedule/sim.h schedule/run.h schedule/decide.h schedule/trace.h fuzz/targets.h tests/check.h"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
 TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
+# Debian's AFL++ 4.04c miscompiles some selects in its default PCGUARD mode
+# (a boolean picks a guard from a table that has only one:
+# metrics_race_buggy_afl crashed on the input 0b); its CLASSIC edge
+# instrumentation does not.
+AFL_CC="env AFL_QUIET=1 AFL_LLVM_INSTRUMENT=CLASSIC afl-clang-fast"
 
 # compile OBJDIR FLAGS -- SOURCES...: prints the object files.
 compile() {
@@ -77,15 +100,179 @@ compile() {
     echo "${objs[@]}"
 }
 
+# The targets a built binary holds, one name a line: asked of the binary
+# itself (`list`), since a target enters the registry by itself
+# (HF_DEFINE_TARGET) and no file lists them.  Under HEISENFUZZ_TOOL when
+# the binary is a fuzzer.
+target_names() { HEISENFUZZ_TOOL=1 "$1" list | awk '{print $1}'; }
+
+# archive LIB OBJECTS...: a static library, rebuilt from scratch.
+archive() {
+    local lib=$1; shift
+    rm -f "$lib"
+    # shellcheck disable=SC2068
+    llvm-ar rcs "$lib" $@ 2>/dev/null || ar rcs "$lib" $@
+}
+
+# write_pc FILE NAME DESCRIPTION CFLAGS LIBS: a pkg-config file of PREFIX.
+write_pc() {
+    local file=$1 name=$2 description=$3 cflags=$4 libs=$5
+    cat >"$file" <<PC
+prefix=$INSTALL_PREFIX
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+
+Name: $name
+Description: $description
+Version: 0.1
+Cflags: -I\${includedir}/heisenfuzz $cflags
+Libs: -L\${libdir} $libs
+PC
+}
+
+# The local build's parts; each reads cflags, obj and out of local_build.
+build_tool() {   # out/heisenfuzz: the program, with every in-tree target
+    rt_plain=$(compile "$obj/plain" "$cflags" $RUNTIME_SOURCES)
+    tg_plain=$(compile "$obj/plain" "$cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
+    tool_objs=$(compile "$obj/plain" "$cflags" $TOOL_SOURCES)
+    no_engine_objs=$(compile "$obj/plain" "$cflags" $NO_ENGINE_SOURCES)
+    local main_objs
+    main_objs=$(compile "$obj/plain" "$cflags" $TOOL_MAIN_SOURCES)
+    # shellcheck disable=SC2086
+    $CC $cflags -o "$out/heisenfuzz" $main_objs $rt_plain $tg_plain $tool_objs $no_engine_objs -lm
+}
+
+build_tests() {   # out/tests/*: the test programs and the kept regression tests
+    # Test programs are built like targets, so that tasks they define are
+    # watched for spinning too.
+    for t in tests/test_*.c; do
+        # shellcheck disable=SC2086
+        $CC $cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" \
+            $rt_plain $tg_plain $tool_objs $no_engine_objs -lm
+    done
+    # Regression tests written by `heisenfuzz minimize --emit-test`; none
+    # left over from a test since removed.
+    rm -f "$out"/tests/test_regress_*
+    for t in $(regress_sources); do
+        # shellcheck disable=SC2086
+        $CC $cflags $INCLUDES -Itests -o "$out/tests/test_regress_$(basename "$t" .c)" "$t" \
+            $rt_plain $tg_plain $tool_objs $no_engine_objs -lm
+    done
+}
+
+build_libfuzzer_fuzzers() {   # out/NAME_fuzzer and out/NAME_bytes_fuzzer, one each per target
+    local feedback rt tg harness bytes_harness
+    feedback=$(compile "$obj/harness-libfuzzer" "$cflags -DHF_ENGINE_LIBFUZZER" fuzz/feedback.c)
+    harness=$(compile "$obj/harness" "$cflags -DHF_ENGINE_LIBFUZZER" $HARNESS_SOURCES)
+    bytes_harness=$(compile "$obj/harness-bytes" "$cflags -DHF_ENGINE_LIBFUZZER -DHF_BYTE_MUTATOR_ONLY" $HARNESS_SOURCES)
+    rt_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link" $RUNTIME_SOURCES)
+    tg=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link $TRACE_ACCESSES" $TARGET_SOURCES)
+    libfuzzer_harness="$harness $feedback $tool_objs"
+    # Every fuzzer holds every target and runs the one it is named after
+    # (hf_target_for_program): one link, one copy per name.
+    # shellcheck disable=SC2086
+    $CC $cflags -fsanitize=fuzzer -o "$obj/all_fuzzer" $libfuzzer_harness $rt_fuzz $tg -lm
+    # shellcheck disable=SC2086
+    $CC $cflags -fsanitize=fuzzer -o "$obj/all_bytes_fuzzer" $bytes_harness $feedback $tool_objs $rt_fuzz $tg -lm
+    for name in $(target_names "$out/heisenfuzz"); do
+        cp "$obj/all_fuzzer" "$out/${name}_fuzzer"
+        cp "$obj/all_bytes_fuzzer" "$out/${name}_bytes_fuzzer"
+    done
+}
+
+# AFL++'s libFuzzer driver calls the same harness.  afl-cc drops the
+# load/store tracing: AFL++'s own timeout guards against spinning tasks
+# there.
+build_afl_fuzzers() {   # out/NAME_afl, one per target
+    local feedback harness tg
+    local CC=$AFL_CC
+    feedback=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" fuzz/feedback.c)
+    harness=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" $HARNESS_SOURCES)
+    rt_afl=$(compile "$obj/afl" "$cflags" $RUNTIME_SOURCES)
+    tg=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
+    afl_harness="$harness $feedback $tool_objs"
+    # shellcheck disable=SC2086
+    $CC $cflags -fsanitize=fuzzer -o "$obj/all_afl" $afl_harness $rt_afl $tg -lm
+    for name in $(target_names "$out/heisenfuzz"); do
+        cp "$obj/all_afl" "$out/${name}_afl"
+    done
+    build_afl_mutator
+}
+
+# The mutator library runs inside afl-fuzz: position-independent, built like
+# the tool (no engine; load/store tracing catches spinning tasks); each copy
+# mutates for the target it is named after.
+build_afl_mutator() {   # out/NAME_afl_mutator.so, one per target
+    local rt tg tool mutator
+    rt=$(compile "$obj/pic" "$cflags -fPIC" $RUNTIME_SOURCES)
+    tg=$(compile "$obj/pic" "$cflags -fPIC -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
+    tool=$(compile "$obj/pic" "$cflags -fPIC" $TOOL_SOURCES $NO_ENGINE_SOURCES)
+    mutator=$(compile "$obj/pic" "$cflags -fPIC" $AFL_MUTATOR_SOURCES)
+    # shellcheck disable=SC2086
+    $CC $cflags -shared -o "$obj/all_afl_mutator.so" $mutator $tool $rt $tg -lm
+    for name in $(target_names "$out/heisenfuzz"); do
+        cp "$obj/all_afl_mutator.so" "$out/${name}_afl_mutator.so"
+    done
+}
+
+build_self_fuzzers() {   # out/self/NAME_fuzzer: the runtime's own surfaces, under libFuzzer
+    mkdir -p "$out/self"
+    local cov="$cflags -fsanitize=fuzzer-no-link" tool support
+    # The command code too is instrumented here: it is what these fuzz.
+    tool=$(compile "$obj/self" "$cov" $TOOL_SOURCES)
+    support=$(compile "$obj/self" "$cov" $SELF_SUPPORT_SOURCES)
+    for src in $SELF_FUZZER_SOURCES; do
+        local o
+        o=$(compile "$obj/self" "$cov" "$src")
+        # shellcheck disable=SC2086
+        $CC $cflags -fsanitize=fuzzer -o "$out/self/$(basename "$src" .c)" $o $support $tool $rt_fuzz -lm
+    done
+}
+
+# --install PREFIX: the runtime as static libraries, the harness per engine,
+# the headers, a pkg-config file per flavour and the tool (see README,
+# "Your own targets").  Every archive is self-contained: a flavour's Libs
+# name one of them and -lm.
+install_tree() {
+    local prefix=$INSTALL_PREFIX san_flags=$1
+    mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig" "$prefix/include/heisenfuzz"
+    cp $PUBLIC_HEADERS "$prefix/include/heisenfuzz/"
+    cp "$out/heisenfuzz" "$prefix/bin/heisenfuzz.tmp" && mv "$prefix/bin/heisenfuzz.tmp" "$prefix/bin/heisenfuzz"
+    local replay_objs
+    replay_objs=$(compile "$obj/replayer" "$cflags -DHF_ENGINE_NONE" fuzz/feedback.c $HARNESS_SOURCES $REPLAYER_SOURCES)
+    archive "$prefix/lib/libheisenfuzz.a" $rt_plain $tool_objs $no_engine_objs
+    archive "$prefix/lib/libheisenfuzz-replay.a" $replay_objs $rt_plain $tool_objs $no_engine_objs
+    archive "$prefix/lib/libheisenfuzz-libfuzzer.a" $libfuzzer_harness $rt_fuzz
+    local guard="-fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES"
+    # AFL++'s driver refers to the entry point only weakly: without this
+    # the linker would leave the harness in its archive.
+    local entry="-Wl,--undefined=LLVMFuzzerTestOneInput"
+    write_pc "$prefix/lib/pkgconfig/heisenfuzz.pc" heisenfuzz \
+        "the heisenfuzz runtime and registry, for regression tests and own mains" "$guard $san_flags" "-lheisenfuzz $san_flags -lm"
+    write_pc "$prefix/lib/pkgconfig/heisenfuzz-replay.pc" heisenfuzz-replay \
+        "a target as a replayer of input files (no engine)" "$guard $san_flags" "-lheisenfuzz-replay $san_flags -lm"
+    write_pc "$prefix/lib/pkgconfig/heisenfuzz-libfuzzer.pc" heisenfuzz-libfuzzer \
+        "a target as a libFuzzer fuzzer" "-fsanitize=fuzzer-no-link $TRACE_ACCESSES $san_flags" \
+        "$entry -lheisenfuzz-libfuzzer -fsanitize=fuzzer $san_flags -lm"
+    if [ -n "${afl_harness:-}" ]; then
+        archive "$prefix/lib/libheisenfuzz-afl.a" $afl_harness $rt_afl
+        write_pc "$prefix/lib/pkgconfig/heisenfuzz-afl.pc" heisenfuzz-afl \
+            "a target as an AFL++ fuzzer (compile with afl-clang-fast)" "" "$entry -lheisenfuzz-afl -fsanitize=fuzzer -lm"
+    fi
+    echo "build.sh: installed into $prefix (pkg-config: heisenfuzz, heisenfuzz-replay, heisenfuzz-libfuzzer${afl_harness:+, heisenfuzz-afl})" >&2
+}
+
 local_build() {
     local out=out opt=-O2 sanitizer="" deps=0
+    INSTALL_PREFIX=""
     while [ $# -gt 0 ]; do
         case "$1" in
             --deps) deps=1 ;;
             --sanitizer) [ $# -ge 2 ] || die "--sanitizer needs a value"; sanitizer=$2; shift ;;
             --opt) [ $# -ge 2 ] || die "--opt needs a value"; opt=$2; shift ;;
             --out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
-            -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+            --install) [ $# -ge 2 ] || die "--install needs a prefix"; INSTALL_PREFIX=$2; shift ;;
+            -h|--help) sed -n '2,/^set -euo/{/^set/d;p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
             *) die "unknown option '$1' (see ./build.sh --help)" ;;
         esac
         shift
@@ -93,6 +280,10 @@ local_build() {
     [ $deps -eq 1 ] && install_deps
     command -v clang >/dev/null || die "clang not found (run ./build.sh --deps as root)"
     [ -f /usr/include/xxhash.h ] || die "xxhash.h not found (run ./build.sh --deps as root)"
+    if [ -n "$INSTALL_PREFIX" ]; then
+        mkdir -p "$INSTALL_PREFIX" || die "cannot create the prefix $INSTALL_PREFIX"
+        INSTALL_PREFIX=$(cd "$INSTALL_PREFIX" && pwd)
+    fi
 
     local san=""
     case "$sanitizer" in
@@ -103,119 +294,109 @@ local_build() {
         *) die "unknown sanitizer '$sanitizer' (address, undefined or memory)" ;;
     esac
     CC=clang
-    local cflags="-std=c11 -Wall -Wextra -Werror -g $opt -fno-omit-frame-pointer $san"
-    local obj="$out/obj"
+    cflags="-std=c11 -Wall -Wextra -Werror -g $opt -fno-omit-frame-pointer $san"
+    obj="$out/obj"
     rm -rf "$obj"
     mkdir -p "$out/tests"
+    # Filled by the build_* functions, read by the later ones.
+    rt_plain="" tg_plain="" tool_objs="" no_engine_objs="" rt_fuzz="" rt_afl="" libfuzzer_harness="" afl_harness=""
 
-    # The tool and the tests: no engine; coverage collected by nobody.
-    local rt_plain tg_plain tool_objs
-    rt_plain=$(compile "$obj/plain" "$cflags" $RUNTIME_SOURCES)
-    tg_plain=$(compile "$obj/plain" "$cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
-    tool_objs=$(compile "$obj/plain" "$cflags" $TOOL_SOURCES)
-    # shellcheck disable=SC2086
-    $CC $cflags -o "$out/heisenfuzz" $rt_plain $tg_plain $tool_objs -lm
-    local tool_lib=${tool_objs//$obj\/plain\/fuzz_heisenfuzz.c.o/}
-    # Test programs are built like targets, so that tasks they define are
-    # watched for spinning too.
-    for t in tests/test_*.c; do
-        # shellcheck disable=SC2086
-        $CC $cflags -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES $INCLUDES -o "$out/tests/$(basename "$t" .c)" "$t" $rt_plain $tg_plain $tool_lib -lm
-    done
-    # Regression tests written by `heisenfuzz minimize --emit-test`; none
-    # left over from a test since removed.
-    rm -f "$out"/tests/test_regress_*
-    for t in $(regress_sources); do
-        # shellcheck disable=SC2086
-        $CC $cflags $INCLUDES -Itests -o "$out/tests/test_regress_$(basename "$t" .c)" "$t" \
-            $rt_plain $tg_plain $tool_lib -lm
-    done
-
-    # One libFuzzer binary per target.
-    local rt_fuzz tg_fuzz discovery_objs feedback_lf
-    discovery_objs=$(compile "$obj/harness" "$cflags" $DISCOVERY_SOURCES)
-    feedback_lf=$(compile "$obj/harness-libfuzzer" "$cflags -DHF_ENGINE_LIBFUZZER" fuzz/feedback.c)
-    rt_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link" $RUNTIME_SOURCES)
-    tg_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link $TRACE_ACCESSES" $TARGET_SOURCES)
-    for sym in $(target_symbols); do
-        local name=${sym%_target}
-        # shellcheck disable=SC2086
-        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_LIBFUZZER -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
-            fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
-        # shellcheck disable=SC2086
-        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_LIBFUZZER -DHF_BYTE_MUTATOR_ONLY -DHF_TARGET="$sym" \
-            -o "$out/${name}_bytes_fuzzer" fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
-    done
-
-    # One AFL++ binary per target (its libFuzzer driver calls the same
-    # harness).  afl-cc drops the load/store tracing: AFL++'s own timeout
-    # guards against spinning tasks there.
+    build_tool
+    build_tests
+    build_libfuzzer_fuzzers
+    build_self_fuzzers
     if [ -z "$sanitizer" ] && command -v afl-clang-fast >/dev/null; then
-        local rt_afl tg_afl feedback_afl
-        feedback_afl=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" fuzz/feedback.c)
-        # Debian's AFL++ 4.04c miscompiles some selects in its default
-        # PCGUARD mode (a boolean picks a guard from a table that has only
-        # one: metrics_race_buggy_afl crashed on the input 0b); its CLASSIC
-        # edge instrumentation does not.
-        CC="env AFL_QUIET=1 AFL_LLVM_INSTRUMENT=CLASSIC afl-clang-fast"
-        rt_afl=$(compile "$obj/afl" "$cflags" $RUNTIME_SOURCES)
-        tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
-        for sym in $(target_symbols); do
-            # shellcheck disable=SC2086
-            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_AFL -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
-                fuzz/harness.c $feedback_afl $discovery_objs $rt_afl $tg_afl -lm
-        done
-        CC=clang
-        # The mutator runs inside afl-fuzz: position-independent, and built
-        # like the tool (no engine; load/store tracing catches spinning tasks).
-        local rt_pic tg_pic mutator_pic
-        rt_pic=$(compile "$obj/pic" "$cflags -fPIC" $RUNTIME_SOURCES)
-        tg_pic=$(compile "$obj/pic" "$cflags -fPIC -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
-        mutator_pic=$(compile "$obj/pic" "$cflags -fPIC" $AFL_MUTATOR_SOURCES)
-        for sym in $(target_symbols); do
-            # shellcheck disable=SC2086
-            $CC $cflags -fPIC -shared $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl_mutator.so" \
-                fuzz/mutator_afl.c $mutator_pic $rt_pic $tg_pic -lm
-        done
+        build_afl_fuzzers
     fi
-    echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
+    [ -n "$INSTALL_PREFIX" ] && install_tree "$san"
+    echo "build.sh: built $out/heisenfuzz, $(target_names "$out/heisenfuzz" | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
 }
 
 # OSS-Fuzz's contract: $CC/$CFLAGS compile, $CXX/$CXXFLAGS/$LIB_FUZZING_ENGINE
 # link, and $OUT receives extension-less fuzzers with their seed corpus,
-# dictionary and options.
+# dictionary and options.  It ships the fixed targets (a *_buggy target's
+# bug is planted: a demo, not a finding) and the fuzzers of the runtime's
+# own surfaces (SELF_FUZZER_SOURCES).
+# OSS-Fuzz's engine as feedback.c's, and the load/store tracing that
+# catches spinning tasks where it can be had: beside libFuzzer's coverage
+# (not in the coverage build, which has none; AFL++'s compiler drops it).
+oss_fuzz_flags() {
+    : "${CC:?}" "${CXX:?}" "${CFLAGS:=}" "${CXXFLAGS:=}" "${FUZZING_ENGINE:=libfuzzer}"
+    engine=-DHF_ENGINE_LIBFUZZER trace=""
+    if [ "$FUZZING_ENGINE" = afl ]; then engine=-DHF_ENGINE_AFL; fi
+    if [ "$FUZZING_ENGINE" = libfuzzer ] && [[ "$CFLAGS" == *fuzzer-no-link* ]]; then trace=$TRACE_ACCESSES; fi
+}
+
 oss_fuzz_build() {
-    : "${CC:?}" "${CXX:?}" "${CFLAGS:=}" "${CXXFLAGS:=}" "${OUT:?}" "${FUZZING_ENGINE:=libfuzzer}"
-    local engine=-DHF_ENGINE_LIBFUZZER cflags="-std=c11 $CFLAGS"
-    [ "$FUZZING_ENGINE" = afl ] && engine=-DHF_ENGINE_AFL
-    # libFuzzer builds get the load/store tracing that catches spinning
-    # tasks; AFL++'s compiler drops it anyway.
-    [ "$FUZZING_ENGINE" = libfuzzer ] && cflags="$cflags $TRACE_ACCESSES"
+    : "${OUT:?}"
+    local engine trace
+    oss_fuzz_flags
+    local cflags="-std=c11 $CFLAGS $trace"
     local obj="${WORK:-/tmp}/heisenfuzz-obj"
     rm -rf "$obj"
-    local rt tg
-    rt=$(compile "$obj" "-std=c11 $CFLAGS" $RUNTIME_SOURCES)
-    tg=$(compile "$obj" "$cflags" $TARGET_SOURCES)
-    local harness
-    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/feedback.c $DISCOVERY_SOURCES)
-    for sym in $(target_symbols); do
-        local name=${sym%_target}
-        local h="$obj/harness/$name.o"
-        # shellcheck disable=SC2086
-        $CC -std=c11 $CFLAGS $INCLUDES $engine -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
-        # shellcheck disable=SC2086
-        $CXX $CXXFLAGS -o "$OUT/${name}_fuzzer" "$h" $harness $rt $tg $LIB_FUZZING_ENGINE -lm
+    local rt tg tool harness
+    rt=$(compile "$obj/runtime" "-std=c11 $CFLAGS" $RUNTIME_SOURCES)
+    tg=$(compile "$obj/targets" "$cflags" $TARGET_SOURCES)
+    tool=$(compile "$obj/tool" "-std=c11 $CFLAGS" $TOOL_SOURCES)
+    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/feedback.c $HARNESS_SOURCES)
+    # One link; each copy runs the target it is named after.
+    # shellcheck disable=SC2086
+    $CXX $CXXFLAGS -o "$obj/all_fuzzer" $harness $tool $rt $tg $LIB_FUZZING_ENGINE -lm
+    local names
+    names=$(LLVM_PROFILE_FILE=/dev/null target_names "$obj/all_fuzzer")
+    [ -n "$names" ] || die "the fuzzer lists no target"
+    for name in $names; do
+        case $name in *_buggy) continue ;; esac
+        cp "$obj/all_fuzzer" "$OUT/${name}_fuzzer"
         local dir; dir=$(target_dir "$name")
-        if [ -n "$dir" ] && [ -d "$dir/seeds" ] && command -v zip >/dev/null; then
-            rm -f "$OUT/${name}_fuzzer_seed_corpus.zip"
-            zip -q -j "$OUT/${name}_fuzzer_seed_corpus.zip" "$dir"/seeds/*
-        fi
-        local dict="dict/${name%_buggy}.dict"
-        if [ -f "$dict" ]; then
-            cp "$dict" "$OUT/${name}_fuzzer.dict"
-            printf '[libfuzzer]\ndict = %s_fuzzer.dict\n' "$name" >"$OUT/${name}_fuzzer.options"
-        fi
+        [ -n "$dir" ] && ship_extras "${name}_fuzzer" "$dir/seeds" "dict/$name.dict"
     done
+    local support
+    support=$(compile "$obj/self" "-std=c11 $CFLAGS" $SELF_SUPPORT_SOURCES)
+    for src in $SELF_FUZZER_SOURCES; do
+        local name o
+        name=$(basename "$src" .c)
+        o=$(compile "$obj/self" "$cflags" "$src")
+        # shellcheck disable=SC2086
+        $CXX $CXXFLAGS -o "$OUT/$name" $o $support $tool $rt $LIB_FUZZING_ENGINE -lm
+        ship_extras "$name" "fuzz/self/seeds/$name" "fuzz/self/$name.dict"
+    done
+}
+
+# --install PREFIX under OSS-Fuzz's variables: what a user's project needs
+# to build its own targets in OSS-Fuzz (fuzz/oss-fuzz-user/): the runtime,
+# harness and command code compiled with $CC and $CFLAGS in one archive and
+# the flavour heisenfuzz-oss-fuzz, whose Libs leave the engine to
+# $LIB_FUZZING_ENGINE.  No tool: the fuzzers carry its commands.
+oss_fuzz_install() {
+    local engine trace
+    oss_fuzz_flags
+    mkdir -p "$INSTALL_PREFIX/lib/pkgconfig" "$INSTALL_PREFIX/include/heisenfuzz"
+    INSTALL_PREFIX=$(cd "$INSTALL_PREFIX" && pwd)
+    local obj="${WORK:-/tmp}/heisenfuzz-install-obj"
+    rm -rf "$obj"
+    local objs
+    objs=$(compile "$obj" "-std=c11 $CFLAGS $engine" $RUNTIME_SOURCES $TOOL_SOURCES fuzz/feedback.c $HARNESS_SOURCES)
+    cp $PUBLIC_HEADERS "$INSTALL_PREFIX/include/heisenfuzz/"
+    archive "$INSTALL_PREFIX/lib/libheisenfuzz-oss-fuzz.a" $objs
+    write_pc "$INSTALL_PREFIX/lib/pkgconfig/heisenfuzz-oss-fuzz.pc" heisenfuzz-oss-fuzz \
+        "a target as an OSS-Fuzz fuzzer (link with \$LIB_FUZZING_ENGINE)" "$trace" \
+        "-Wl,--undefined=LLVMFuzzerTestOneInput -lheisenfuzz-oss-fuzz -lm"
+    echo "build.sh: installed into $INSTALL_PREFIX for OSS-Fuzz ($FUZZING_ENGINE; pkg-config: heisenfuzz-oss-fuzz)" >&2
+}
+
+# ship_extras FUZZER SEED_DIR DICT: the seed corpus and dictionary beside a
+# fuzzer in $OUT, where the tree has them.
+ship_extras() {
+    local fuzzer=$1 seeds=$2 dict=$3
+    if [ -d "$seeds" ] && command -v zip >/dev/null; then
+        rm -f "$OUT/${fuzzer}_seed_corpus.zip"
+        zip -q -j "$OUT/${fuzzer}_seed_corpus.zip" "$seeds"/*
+    fi
+    if [ -f "$dict" ]; then
+        cp "$dict" "$OUT/$fuzzer.dict"
+        printf '[libfuzzer]\ndict = %s.dict\n' "$fuzzer" >"$OUT/$fuzzer.options"
+    fi
 }
 
 # The targets/ folder of a target name: the one whose source defines it.
@@ -226,7 +407,14 @@ target_dir() {
 }
 
 if [ -n "${OUT:-}" ] && [ -n "${LIB_FUZZING_ENGINE:-}" ]; then
-    oss_fuzz_build
+    if [ "${1:-}" = --install ]; then
+        [ $# -eq 2 ] || die "under OSS-Fuzz's variables: ./build.sh [--install PREFIX]"
+        INSTALL_PREFIX=$2
+        oss_fuzz_install
+    else
+        [ $# -eq 0 ] || die "under OSS-Fuzz's variables build.sh takes no options but --install PREFIX"
+        oss_fuzz_build
+    fi
 else
     local_build "$@"
 fi

@@ -342,7 +342,7 @@ int hf_bench_search(int argc, char **argv) {
     if (first_target < argc) {
         for (int i = first_target; i < argc && !status; i++) status = search_target(hf_target_find(argv[i]), &o, bin_dir);
     } else {
-        for (const hf_target *const *t = hf_targets; *t && !status; t++)
+        for (const hf_target *const *t = hf_target_list(); *t && !status; t++)
             if (hf_target_is_buggy(*t)) status = search_target(*t, &o, bin_dir);
     }
     return status;

@@ -75,7 +75,7 @@ int hf_bench_species(int argc, char **argv) {
             status = t ? species_target(t, runs) : 2;
         }
     } else {
-        for (const hf_target *const *t = hf_targets; *t && !status; t++) status = species_target(*t, runs);
+        for (const hf_target *const *t = hf_target_list(); *t && !status; t++) status = species_target(*t, runs);
     }
     return status;
 }

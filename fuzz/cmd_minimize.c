@@ -249,7 +249,11 @@ static int emit_test(const options *o, const hf_target *t, const hf_target *fixe
         fprintf(stderr, "heisenfuzz: %s\n", error);
         return 2;
     }
-    printf("regression test: %s (built by ./build.sh as out/tests/test_regress_%s)\n", path, name);
+    if (hf_tool_in_fuzzer())
+        printf("regression test: %s (build it with your target: clang %s YOUR_TARGET.c "
+               "$(pkg-config --cflags --libs heisenfuzz))\n", path, path);
+    else
+        printf("regression test: %s (built by ./build.sh as out/tests/test_regress_%s)\n", path, name);
     return 0;
 }
 

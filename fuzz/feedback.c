@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if !defined(HF_ENGINE_LIBFUZZER) && !defined(HF_ENGINE_AFL)
-#error "build with -DHF_ENGINE_LIBFUZZER or -DHF_ENGINE_AFL"
+#if !defined(HF_ENGINE_LIBFUZZER) && !defined(HF_ENGINE_AFL) && !defined(HF_ENGINE_NONE)
+#error "build with -DHF_ENGINE_LIBFUZZER, -DHF_ENGINE_AFL or -DHF_ENGINE_NONE (the replayer)"
 #endif
 
 /* Engine slots a feature maps to; collisions only blur the signal a little.
@@ -37,6 +37,13 @@ __attribute__((constructor(101))) static void reserve_guards(void) {
 static void engine_hit(uint64_t feature) { __sanitizer_cov_trace_pc_guard(&guards[feature % SLOTS]); }
 
 const char *hf_feedback_engine(void) { return "AFL++"; }
+#endif
+
+#ifdef HF_ENGINE_NONE
+/* The replayer only runs inputs: no engine to steer. */
+static void engine_hit(uint64_t feature) { (void)feature; }
+
+const char *hf_feedback_engine(void) { return "replayer"; }
 #endif
 
 void hf_feedback_run(const hf_features *f) {

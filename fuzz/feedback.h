@@ -10,7 +10,8 @@
  *              __sanitizer_cov_trace_pc_guard: AFL++ ignores libFuzzer's
  *              extra counters
  *
- * The engine is chosen at build time (HF_ENGINE_LIBFUZZER, HF_ENGINE_AFL).
+ * The engine is chosen at build time (HF_ENGINE_LIBFUZZER, HF_ENGINE_AFL;
+ * HF_ENGINE_NONE for the replayer, which has none).
  * HEISENFUZZ_FEATURES=0 in the environment turns the feedback off, so a
  * campaign can be compared with code coverage alone.
  */
@@ -22,7 +23,7 @@
 /* Hands the run's features to the engine. */
 void hf_feedback_run(const hf_features *f);
 
-/* The engine this binary was built for: "libFuzzer" or "AFL++". */
+/* The engine this binary was built for: "libFuzzer", "AFL++" or "replayer". */
 const char *hf_feedback_engine(void);
 
 #endif

@@ -1,12 +1,18 @@
 /*
- * harness.c — the engine-agnostic fuzz entry point for one target, named at
- * build time with -DHF_TARGET=<symbol>.  libFuzzer calls it directly; AFL++
- * through its libFuzzer driver.
+ * harness.c — the engine-agnostic fuzz entry point.  libFuzzer calls it
+ * directly, AFL++ through its libFuzzer driver, the replayer (replayer.c)
+ * from its main.  It is built once per engine, not once per target: the
+ * target is found at start-up in the registry of the binary
+ * (hf_target_for_program), so a user's fuzzer is their target file linked
+ * with this harness.
  *
  * Each run's behaviour features go to the engine as coverage (feedback.h).
  * A failed run (property, deadlock, budget) is reported with its timeline
  * and ends in abort(), which every engine records as a crash.
  *
+ * With HEISENFUZZ_TOOL set, the binary is the heisenfuzz tool instead
+ * (replay, minimize, chart... of the targets it holds): the installed tool
+ * runs a user's fuzzer that way, since only that binary has their target.
  * With HEISENFUZZ_LOG=path set, every execution is also counted in a
  * discovery log (discovery.h) for `heisenfuzz chart`.  With
  * HEISENFUZZ_TRACE_HASH set, every run prints its trace hash, so tests can
@@ -19,29 +25,93 @@
  * The runs the mutator makes itself are printed as
  * "stat::heisenfuzz_mutator_runs: N" at a failure and at exit, so that
  * benchmarks count them as executions.
+ *
+ * ^C: libFuzzer's handler ends the process with _Exit, which skips the exit
+ * hook that writes the discovery log's last line.  So the harness puts its
+ * own handler in front of the engine's: it notes the signal, the run under
+ * way finishes, the log is flushed, and then the engine's handler runs
+ * (it prints libFuzzer's final statistics).  A second ^C goes straight to
+ * the engine.
  */
+#define _GNU_SOURCE   /* program_invocation_name, sigaction */
 #include "discovery.h"
 #include "feedback.h"
 #include "mutate.h"
 #include "run.h"
+#include "targets.h"
+#include "tool.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#ifndef HF_TARGET
-#error "build with -DHF_TARGET=<target symbol>"
-#endif
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-extern const hf_target HF_TARGET;
+static const hf_target *target;
+
+static const hf_target *fuzz_target(void) {
+    if (target) return target;
+    char error[512];
+    target = hf_target_for_program(program_invocation_name, error, sizeof error);
+    if (!target) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        /* _exit: an engine's exit hooks would call this a crash of an input. */
+        _exit(2);
+    }
+    return target;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    if (getenv("HEISENFUZZ_TOOL")) exit(hf_tool_main_in_fuzzer(*argc, *argv));
+    fuzz_target();
+    return 0;
+}
+
+static struct sigaction engine_on_interrupt;
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig) {
+    if (interrupted) {
+        sigaction(SIGINT, &engine_on_interrupt, NULL);
+        raise(sig);
+        return;
+    }
+    interrupted = 1;
+}
+
+/* Called at the first run, once the engine has installed its handlers;
+ * an engine without a ^C handler (AFL++'s driver, the replayer) keeps the
+ * default. */
+static void hook_interrupt(void) {
+    static bool hooked;
+    if (hooked) return;
+    hooked = true;
+    struct sigaction ours = {0};
+    ours.sa_handler = on_interrupt;
+    sigemptyset(&ours.sa_mask);
+    struct sigaction current;
+    if (sigaction(SIGINT, NULL, &current) != 0) return;
+    if (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN) return;
+    sigaction(SIGINT, &ours, &engine_on_interrupt);
+}
+
+static void hand_interrupt_to_engine(hf_discovery *log) {
+    if (log) hf_discovery_flush(log);
+    sigaction(SIGINT, &engine_on_interrupt, NULL);
+    raise(SIGINT);
+}
+
+#include <string.h>
 
 #if defined(HF_ENGINE_LIBFUZZER) && !defined(HF_BYTE_MUTATOR_ONLY)
 #define DECISION_MUTATOR 1
 #else
 #define DECISION_MUTATOR 0
 #endif
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #if DECISION_MUTATOR
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
@@ -57,7 +127,7 @@ static void start_mutator(void) {
     static bool started;
     if (started) return;
     started = true;
-    hf_mutator_init(&HF_TARGET);
+    hf_mutator_init(fuzz_target());
     atexit(print_mutator_runs);
 }
 
@@ -83,18 +153,20 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int print_hashes = -1;
+    hook_interrupt();
     if (print_hashes < 0) print_hashes = getenv("HEISENFUZZ_TRACE_HASH") != NULL;
+    const hf_target *t = fuzz_target();
     hf_result r;
 #if DECISION_MUTATOR
     start_mutator();
-    hf_run_logged(&HF_TARGET, data, size, hf_mutator_log(), &r);
+    hf_run_logged(t, data, size, hf_mutator_log(), &r);
     hf_mutator_observe(data, size);
 #else
-    hf_run(&HF_TARGET, data, size, &r);
+    hf_run(t, data, size, &r);
 #endif
     const hf_features *features = hf_last_features();
     hf_feedback_run(features);
-    hf_discovery *log = hf_discovery_from_env(HF_TARGET.name, hf_feedback_engine());
+    hf_discovery *log = hf_discovery_from_env(t->name, hf_feedback_engine());
     if (log)
         hf_discovery_record(log, features->list, features->count, r.time_ns, r.outcome != HF_OK);
     if (print_hashes && r.outcome == HF_OK)
@@ -107,5 +179,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #endif
         abort();
     }
+    if (interrupted) hand_interrupt_to_engine(log);
     return 0;
 }

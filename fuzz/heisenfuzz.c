@@ -1,6 +1,6 @@
 /*
  * heisenfuzz.c — the command-line tool: list targets, replay inputs as
- * readable timelines, fuzz a target until its bug, minimize a failing
+ * readable timelines, fuzz a target until its bug (cmd_fuzz.c), minimize a failing
  * input into a regression test, benchmark the runtime.
  *
  * Exit status: 0 ok; 1 a run failed (a bug was found or replayed);
@@ -25,9 +25,13 @@
 /* ---- list ---------------------------------------------------------------- */
 
 static int cmd_list(int argc, char **argv) {
-    (void)argv;
-    if (argc > 1) return hf_usage_error("list takes no arguments");
-    for (const hf_target *const *t = hf_targets; *t; t++)
+    if (argc > 2) return hf_usage_error("list takes at most one fuzzer binary");
+    if (argc == 2 && !hf_tool_in_fuzzer()) {
+        if (!hf_tool_names_fuzzer(argv[1]))
+            return hf_usage_error("list: '%s' is not the path of a fuzzer binary (write ./%s)", argv[1], argv[1]);
+        return hf_tool_run_in_fuzzer(argv[1]);
+    }
+    for (const hf_target *const *t = hf_target_list(); *t; t++)
         printf("%-26s %s\n", (*t)->name, (*t)->summary);
     return 0;
 }
@@ -63,116 +67,6 @@ static int cmd_replay(int argc, char **argv) {
     return status;
 }
 
-/* ---- fuzz: run the target's libFuzzer binary until it finds a bug --------- */
-
-static int make_dirs(const char *path) {
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static int cmd_fuzz(int argc, char **argv) {
-    const char *dir = NULL, *seed = NULL, *max_time = "600", *log = NULL;
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
-        if (i + 1 >= argc) return hf_usage_error("fuzz: %s needs a value", argv[i]);
-        if (!strcmp(argv[i], "--dir")) dir = argv[++i];
-        else if (!strcmp(argv[i], "--seed")) seed = argv[++i];
-        else if (!strcmp(argv[i], "--max-time")) max_time = argv[++i];
-        else if (!strcmp(argv[i], "--log")) log = argv[++i];
-        else return hf_usage_error("fuzz: unknown option '%s'", argv[i]);
-    }
-    if (i >= argc) return hf_usage_error("fuzz needs a target");
-    const hf_target *t = hf_tool_target(argv[i++]);
-    if (!t) return 2;
-    if (i < argc && !strcmp(argv[i], "--")) i++;
-
-    char bin_dir[PATH_MAX], fuzzer[PATH_MAX + 64], work[PATH_MAX], corpus[PATH_MAX + 16];
-    if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) {
-        fprintf(stderr, "heisenfuzz: cannot find the directory of this program\n");
-        return 2;
-    }
-    snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
-    if (access(fuzzer, X_OK) != 0) {
-        fprintf(stderr, "heisenfuzz: no fuzzer binary %s (build it with ./build.sh)\n", fuzzer);
-        return 2;
-    }
-    snprintf(work, sizeof work, "%s", dir ? dir : "hf-work");
-    snprintf(corpus, sizeof corpus, "%s/%s", work, t->name);
-    if (make_dirs(corpus) != 0) {
-        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", corpus, strerror(errno));
-        return 2;
-    }
-    /* A fresh name for this campaign's crash, so no earlier one is lost. */
-    char crash[PATH_MAX + 64];
-    for (int n = 1;; n++) {
-        snprintf(crash, sizeof crash, "%s/crash-%s-%d", work, t->name, n);
-        if (access(crash, F_OK) != 0) break;
-    }
-
-    /* The target's dictionary and seeds, where the source tree has them
-     * (the tool lives in out/, beside dict/ and targets/). */
-    char base[PATH_MAX], dict[PATH_MAX + 96], seeds[PATH_MAX + 96];
-    hf_target_family(t, base, sizeof base);
-    snprintf(dict, sizeof dict, "-dict=%s/../dict/%s.dict", bin_dir, base);
-    snprintf(seeds, sizeof seeds, "%s/../targets/%s/seeds", bin_dir, base);
-
-    char exact[PATH_MAX + 96], seed_arg[64], time_arg[64];
-    snprintf(exact, sizeof exact, "-exact_artifact_path=%s", crash);
-    snprintf(seed_arg, sizeof seed_arg, "-seed=%s", seed ? seed : "0");
-    snprintf(time_arg, sizeof time_arg, "-max_total_time=%s", max_time);
-    char *args[64];
-    int n = 0;
-    args[n++] = fuzzer;
-    args[n++] = exact;
-    args[n++] = seed_arg;
-    args[n++] = time_arg;
-    args[n++] = "-print_final_stats=1";
-    if (access(dict + strlen("-dict="), R_OK) == 0) args[n++] = dict;
-    for (; i < argc && n < 60; i++) args[n++] = argv[i];
-    args[n++] = corpus;   /* new inputs go to the first corpus directory */
-    if (access(seeds, R_OK) == 0) args[n++] = seeds;
-    args[n] = NULL;
-
-    if (log) {
-        /* The fuzzer opens the log at its first run; a wrong path should
-         * stop us here, not it there. */
-        int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            fprintf(stderr, "heisenfuzz: cannot open the discovery log %s: %s\n", log, strerror(errno));
-            return 2;
-        }
-        close(fd);
-        setenv("HEISENFUZZ_LOG", log, 1);
-    }
-
-    printf("heisenfuzz: fuzzing %s with libFuzzer (corpus %s, at most %s s)\n", t->name, corpus, max_time);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) { perror("heisenfuzz: fork"); return 2; }
-    if (pid == 0) {
-        execv(fuzzer, args);
-        fprintf(stderr, "heisenfuzz: cannot run %s: %s\n", fuzzer, strerror(errno));
-        _exit(127);
-    }
-    int wstatus;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
-    if (log) printf("heisenfuzz: discovery log %s (draw it: heisenfuzz chart %s -o chart.svg)\n", log, log);
-    if (access(crash, F_OK) != 0) {
-        printf("heisenfuzz: no failure found in %s\n", t->name);
-        return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 0 : 2;
-    }
-    printf("\nheisenfuzz: libFuzzer found a failing schedule: %s\nheisenfuzz: replaying it:\n\n", crash);
-    char *replay_args[] = {"replay", (char *)t->name, crash, NULL};
-    return cmd_replay(3, replay_args);
-}
-
 /* ---- help and dispatch ---------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv);
@@ -183,14 +77,19 @@ static const struct command {
     const char *help;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"list", "list", "the targets, one per line", cmd_list},
+    {"list", "list [FUZZER]", "the targets, one per line (those linked into this program, or into FUZZER)", cmd_list},
     {"replay", "replay [-q] TARGET FILE...",
      "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed",
      cmd_replay},
-    {"fuzz", "fuzz [--dir DIR] [--seed N] [--max-time S] [--log FILE] TARGET [-- LIBFUZZER-FLAGS]",
-     "fuzz TARGET with its libFuzzer binary until a run fails, then replay the failure; exit 1 if one did; "
-     "--log appends a discovery log (HEISENFUZZ_LOG) for chart",
-     cmd_fuzz},
+    {"fuzz", "fuzz [--engine libfuzzer|afl] [--jobs N] [--time S] [--keep-going] [--seed N] [--dir DIR]\n"
+             "           [--log FILE] TARGET [-- ENGINE-FLAGS]",
+     "fuzz TARGET with its libFuzzer binary (--jobs N: -fork=N) or AFL++ binary (a main and N-1\n"
+     "      secondaries), with its dictionary and seeds, until a run fails (every run with --keep-going)\n"
+     "      or S seconds pass (default 600; --max-time is the same); then replay the failure; exit 1 if\n"
+     "      one did.  DIR (default hf-work) holds the corpus, one crash-TARGET-K per distinct failure,\n"
+     "      the discovery log every process appends to (TARGET.log, or --log FILE) and its chart\n"
+     "      (TARGET.svg).  ^C stops the engines and leaves every log complete",
+     hf_cmd_fuzz},
     {"minimize",
      "minimize [-o MIN] [--expect MESSAGE] [--max-runs N] [--max-time S] [-q]\n"
      "               [--emit-test [--test-name NAME] [--test-dir DIR]] TARGET CRASH",
@@ -226,11 +125,14 @@ static int cmd_help(int argc, char **argv) {
            "usage: heisenfuzz COMMAND [ARGS]\n\n");
     for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
         printf("  %s\n      %s\n", commands[c].usage, commands[c].help);
+    printf("\nTARGET is a target linked into this program (see list), or a fuzzer binary holding\n"
+           "your own: ./FUZZER (its target) or ./FUZZER:NAME; the command then runs inside it.\n");
     printf("\nexit status: 0 ok, 1 a run failed, 2 usage or input error\n");
     return 0;
 }
 
-int main(int argc, char **argv) {
+int hf_tool_main(int argc, char **argv) {
+    hf_tool_remember_args(argc, argv);
     if (argc < 2) return hf_usage_error("no command given");
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h")) name = "help";

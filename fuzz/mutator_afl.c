@@ -1,31 +1,29 @@
 /*
  * mutator_afl.c — the decision-aware mutator (mutate.h) as an AFL++ custom
- * mutator library, built per target as OUT/<target>_afl_mutator.so:
+ * mutator library, OUT/<target>_afl_mutator.so:
  *
  *     AFL_CUSTOM_MUTATOR_LIBRARY=out/kafka_idempotent_buggy_afl_mutator.so \
  *         afl-fuzz -i seeds -o findings -- out/kafka_idempotent_buggy_afl
  *
  * AFL++ runs it inside afl-fuzz, beside (not instead of) its own havoc
  * stage, unless AFL_CUSTOM_MUTATOR_ONLY is set.  The target runs in the
- * fuzzed binary, out of reach, so the library links the target too (named
- * at build time with -DHF_TARGET) and runs an input itself the first time
- * it mutates it.  Those runs are executions: the library counts them and,
+ * fuzzed binary, out of reach, so the library holds the targets too, and
+ * mutates for the one its file is named after (or HEISENFUZZ_TARGET names:
+ * hf_target_for_program); it runs an input itself the first time it
+ * mutates it.  Those runs are executions: the library counts them and,
  * when HEISENFUZZ_MUTATOR_RUNS names a file, keeps the count there for
  * benchmarks to add (afl-fuzz may end without telling its mutators).
  */
+#define _GNU_SOURCE   /* dladdr */
 #include "mutate.h"
 #include "files.h"
 #include "run.h"
+#include "targets.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef HF_TARGET
-#error "build with -DHF_TARGET=<target symbol>"
-#endif
-
-extern const hf_target HF_TARGET;
 
 typedef struct afl_mutator {
     unsigned int seed;
@@ -52,11 +50,21 @@ static void write_runs(afl_mutator *m) {
 
 void *afl_custom_init(void *afl, unsigned int seed) {
     (void)afl;
+    Dl_info self;
+    char error[512];
+    const hf_target *t = dladdr((void *)afl_custom_init, &self) && self.dli_fname
+                             ? hf_target_for_program(self.dli_fname, error, sizeof error)
+                             : NULL;
+    if (!t) {
+        fprintf(stderr, "heisenfuzz: the AFL++ mutator library finds no target: %s\n",
+                self.dli_fname ? error : "its own file name is unknown");
+        return NULL;
+    }
     afl_mutator *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->seed = seed;
     m->runs_file = getenv("HEISENFUZZ_MUTATOR_RUNS");
-    hf_mutator_init(&HF_TARGET);
+    hf_mutator_init(t);
     write_runs(m);
     return m;
 }

@@ -4,8 +4,9 @@
  * The test reads like a hand-written unit test: a comment saying what it
  * reproduces, the schedule as a table with a comment per decision, then
  * encode, run the buggy target, check the failure, run the fixed one,
- * check that it passes.  A target's symbol is its name plus "_target", as
- * in fuzz/targets.h.  Text from the run (messages, task names) is escaped
+ * check that it passes.  The targets are found by name in the registry
+ * (targets.h), so the test links with whatever defines them: the in-tree
+ * targets or a user's own file.  Text from the run (messages, task names) is escaped
  * for string literals and made harmless inside comments.
  */
 #define _POSIX_C_SOURCE 200809L   /* open_memstream */
@@ -139,7 +140,10 @@ static void put_main(FILE *f, const hf_regress_test *t, size_t encoded_size) {
         fprintf(f, "    const uint8_t *input = NULL;   /* no deviation at all */\n");
         fprintf(f, "    size_t size = 0;\n\n");
     }
-    fprintf(f, "    hf_result r;\n    hf_run(&%s_target, input, size, &r);\n", buggy);
+    fprintf(f, "    const hf_target *buggy = hf_target_find(\"%s\"), *fixed = hf_target_find(\"%s\");\n"
+               "    CHECK(buggy && fixed, \"%s and %s are linked in\");\n"
+               "    if (!buggy || !fixed) return check_exit();\n\n", buggy, fixed, buggy, fixed);
+    fprintf(f, "    hf_result r;\n    hf_run(buggy, input, size, &r);\n");
     if (g->any_outcome)
         fprintf(f, "    CHECK(r.outcome != HF_OK && strcmp(r.message, expected_failure) == 0,\n");
     else
@@ -149,7 +153,7 @@ static void put_main(FILE *f, const hf_regress_test *t, size_t encoded_size) {
                "          hf_outcome_name(r.outcome), r.message);\n", buggy);
     fprintf(f, "    CHECK(r.deviations == %zu, \"%s takes exactly the scheduled deviations (took %%u)\",\n"
                "          r.deviations);\n\n", t->count, buggy);
-    fprintf(f, "    hf_run(&%s_target, input, size, &r);\n", fixed);
+    fprintf(f, "    hf_run(fixed, input, size, &r);\n");
     fprintf(f, "    CHECK(r.outcome == HF_OK, \"%s, the fixed variant, passes the same schedule (got %%s%%s%%s)\",\n"
                "          hf_outcome_name(r.outcome), r.message[0] ? \": \" : \"\", r.message);\n\n", fixed);
     fprintf(f, "    hf_runtime_free();\n    return check_exit();\n}\n");

@@ -1,18 +1,83 @@
 /*
- * targets.c — the table of targets for the tool.
+ * targets.c — the registry of targets: what the linker gathered in section
+ * hf_targets (HF_DEFINE_TARGET), sorted by name so that listings do not
+ * depend on link order.
  */
 #include "targets.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define HF_TARGET_ENTRY(sym) &sym,
-const hf_target *const hf_targets[] = { HF_FOR_EACH_TARGET(HF_TARGET_ENTRY) NULL };
-#undef HF_TARGET_ENTRY
+/* Weak, so that a binary without any target (a runtime fuzzer) still links. */
+extern const hf_target *const __start_hf_targets[] __attribute__((weak));
+extern const hf_target *const __stop_hf_targets[] __attribute__((weak));
+
+static int by_name(const void *a, const void *b) {
+    return strcmp((*(const hf_target *const *)a)->name, (*(const hf_target *const *)b)->name);
+}
+
+/* Built once; reachable until exit, so never reported as a leak. */
+static const hf_target **sorted;
+static size_t sorted_count;
+
+const hf_target *const *hf_target_list(void) {
+    if (sorted) return sorted;
+    size_t n = __start_hf_targets ? (size_t)(__stop_hf_targets - __start_hf_targets) : 0;
+    sorted = calloc(n + 1, sizeof *sorted);
+    if (!sorted) {
+        fprintf(stderr, "heisenfuzz: out of memory listing %zu targets\n", n);
+        exit(2);
+    }
+    for (size_t i = 0; i < n; i++) sorted[i] = __start_hf_targets[i];
+    qsort(sorted, n, sizeof *sorted, by_name);
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0) {
+            /* Replay and minimize find a target by name: two would be ambiguous. */
+            fprintf(stderr, "heisenfuzz: two targets are named '%s' (HF_DEFINE_TARGET)\n", sorted[i]->name);
+            exit(2);
+        }
+    }
+    sorted_count = n;
+    return sorted;
+}
+
+size_t hf_target_count(void) {
+    hf_target_list();
+    return sorted_count;
+}
 
 const hf_target *hf_target_find(const char *name) {
-    for (const hf_target *const *t = hf_targets; *t; t++)
+    for (const hf_target *const *t = hf_target_list(); *t; t++)
         if (strcmp((*t)->name, name) == 0) return *t;
+    return NULL;
+}
+
+const hf_target *hf_target_for_program(const char *program, char *error, size_t error_size) {
+    const char *named = getenv("HEISENFUZZ_TARGET");
+    if (named && *named) {
+        const hf_target *t = hf_target_find(named);
+        if (!t) snprintf(error, error_size, "HEISENFUZZ_TARGET: no target '%s' in %s", named, program);
+        return t;
+    }
+    if (hf_target_count() == 1) return hf_target_list()[0];
+    if (hf_target_count() == 0) {
+        snprintf(error, error_size, "%s defines no target (HF_DEFINE_TARGET)", program);
+        return NULL;
+    }
+    const char *base = strrchr(program, '/');
+    base = base ? base + 1 : program;
+    static const char *const endings[] = {"_bytes_fuzzer", "_fuzzer", "_afl_mutator.so", "_afl", "_replay"};
+    for (size_t e = 0; e < sizeof endings / sizeof *endings; e++) {
+        size_t n = strlen(base), k = strlen(endings[e]);
+        if (n <= k || strcmp(base + n - k, endings[e]) != 0) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n - k), base);
+        const hf_target *t = hf_target_find(name);
+        if (t) return t;
+    }
+    snprintf(error, error_size, "%s holds %zu targets and its name picks none: name it NAME_fuzzer or set "
+             "HEISENFUZZ_TARGET=NAME", program, hf_target_count());
     return NULL;
 }
 

@@ -1,38 +1,28 @@
 /*
- * targets.h — every target the tool knows, by name.  The one place that
- * lists them: harnesses name theirs at build time (-DHF_TARGET=...).
+ * targets.h — every target linked into this binary, by name.  There is no
+ * list to edit: HF_DEFINE_TARGET (hf.h) enters a target in section
+ * hf_targets, and the linker gathers whatever the binary links — the
+ * in-tree targets in the tool, a user's own in their fuzzer.
  */
 #ifndef HF_TARGETS_H
 #define HF_TARGETS_H
 
 #include "hf.h"
 
-#define HF_FOR_EACH_TARGET(X) \
-    X(counter_target)         \
-    X(counter_buggy_target)   \
-    X(cluster_target)         \
-    X(metrics_race_target)    \
-    X(metrics_race_buggy_target) \
-    X(kafka_idempotent_target) \
-    X(kafka_idempotent_buggy_target) \
-    X(lease_lock_target) \
-    X(lease_lock_buggy_target) \
-    X(diskless_agent_target) \
-    X(diskless_agent_buggy_target) \
-    X(diskless_topic_target) \
-    X(kafka_hw_truncation_target) \
-    X(kafka_hw_truncation_buggy_target) \
-    X(zk_newleader_ack_target) \
-    X(zk_newleader_ack_buggy_target)
+/* The targets, sorted by name, NULL-terminated (empty when none is linked).
+ * Two targets of the same name stop the program with a message. */
+const hf_target *const *hf_target_list(void);
 
-#define HF_DECLARE_TARGET(sym) extern const hf_target sym;
-HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)
-#undef HF_DECLARE_TARGET
-
-/* NULL-terminated. */
-extern const hf_target *const hf_targets[];
+size_t hf_target_count(void);
 
 const hf_target *hf_target_find(const char *name);
+
+/* The target a fuzzer binary runs: the one HEISENFUZZ_TARGET names, else
+ * the only one linked in, else the one the program is named after
+ * (PROGRAM's base name less a _bytes_fuzzer, _fuzzer, _afl_mutator.so, _afl or
+ * _replay ending).  NULL, with
+ * a one-line reason in `error`, when none of these picks one. */
+const hf_target *hf_target_for_program(const char *program, char *error, size_t error_size);
 
 /* Targets come in families: NAME, the fixed variant, and NAME_buggy. */
 bool hf_target_is_buggy(const hf_target *t);

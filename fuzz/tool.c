@@ -1,11 +1,15 @@
 /*
  * tool.c — helpers shared by the tool's commands.
  */
-#define _DEFAULT_SOURCE   /* clock_gettime, readlink */
+#define _GNU_SOURCE   /* clock_gettime, readlink, program_invocation_name */
 #include "tool.h"
 #include "targets.h"
 
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
@@ -20,7 +24,71 @@ int hf_usage_error(const char *fmt, ...) {
     return 2;
 }
 
+/* The command line being run, for hf_tool_run_in_fuzzer. */
+static int tool_argc;
+static char **tool_argv;
+static bool in_fuzzer;
+
+void hf_tool_remember_args(int argc, char **argv) {
+    tool_argc = argc;
+    tool_argv = argv;
+}
+
+int hf_tool_main_in_fuzzer(int argc, char **argv) {
+    in_fuzzer = true;
+    return hf_tool_main(argc, argv);
+}
+
+bool hf_tool_in_fuzzer(void) { return in_fuzzer; }
+
+bool hf_tool_names_fuzzer(const char *arg) { return strchr(arg, '/') != NULL; }
+
+/* FUZZER:NAME splits at the last ':' after the last '/'. */
+static const char *target_part(const char *arg) {
+    const char *slash = strrchr(arg, '/'), *colon = strrchr(arg, ':');
+    return colon && colon > slash ? colon + 1 : NULL;
+}
+
+int hf_tool_run_in_fuzzer(const char *arg) {
+    assert(tool_argv && "hf_tool_main records the command line");
+    char path[PATH_MAX];
+    const char *name = target_part(arg);
+    snprintf(path, sizeof path, "%.*s", (int)(name ? (size_t)(name - 1 - arg) : strlen(arg)), arg);
+    if (access(path, X_OK) != 0) {
+        fprintf(stderr, "heisenfuzz: no fuzzer binary %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    char **args = calloc((size_t)tool_argc + 1, sizeof *args);
+    if (!args) {
+        fprintf(stderr, "heisenfuzz: out of memory\n");
+        return 2;
+    }
+    args[0] = path;
+    for (int i = 1; i < tool_argc; i++) args[i] = tool_argv[i];
+    setenv("HEISENFUZZ_TOOL", "1", 1);
+    fflush(stdout);
+    fflush(stderr);
+    execv(path, args);
+    fprintf(stderr, "heisenfuzz: cannot run %s: %s\n", path, strerror(errno));
+    free(args);
+    return 2;
+}
+
 const hf_target *hf_tool_target(const char *name) {
+    if (hf_tool_names_fuzzer(name)) {
+        if (!in_fuzzer) {
+            hf_tool_run_in_fuzzer(name);
+            return NULL;
+        }
+        const char *named = target_part(name);
+        if (!named) {
+            char error[512];
+            const hf_target *t = hf_target_for_program(program_invocation_name, error, sizeof error);
+            if (!t) fprintf(stderr, "heisenfuzz: %s\n", error);
+            return t;
+        }
+        name = named;
+    }
     const hf_target *t = hf_target_find(name);
     if (!t) fprintf(stderr, "heisenfuzz: unknown target '%s' (see 'heisenfuzz list')\n", name);
     return t;

@@ -13,8 +13,33 @@
 /* Prints "heisenfuzz: <message> (see 'heisenfuzz --help')"; returns 2. */
 int hf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The named target, or NULL after printing an error. */
+/* The command line: `heisenfuzz COMMAND ARGS...` (argv[0] the program).
+ * Returns the exit status.  hf_tool_main_in_fuzzer is the same, run inside
+ * a fuzzer binary that was handed HEISENFUZZ_TOOL (harness.c). */
+int hf_tool_main(int argc, char **argv);
+int hf_tool_main_in_fuzzer(int argc, char **argv);
+/* Called by hf_tool_main: the command line hf_tool_run_in_fuzzer re-runs. */
+void hf_tool_remember_args(int argc, char **argv);
+
+/* Is this the tool inside a fuzzer binary (rather than the heisenfuzz
+ * program)? */
+bool hf_tool_in_fuzzer(void);
+
+/* Does a TARGET argument name a fuzzer binary (FUZZER or FUZZER:NAME, a
+ * path with a '/') rather than a target linked into this program? */
+bool hf_tool_names_fuzzer(const char *arg);
+
+/* The target a TARGET argument names, or NULL after printing an error.
+ * A target linked in is named by its name.  A user's target lives in their
+ * fuzzer binary: FUZZER (its own target) or FUZZER:NAME (one of several).
+ * The heisenfuzz program then does not return: it runs the same command
+ * line inside FUZZER (exec with HEISENFUZZ_TOOL=1), where the argument
+ * names a target linked in. */
 const hf_target *hf_tool_target(const char *name);
+
+/* Runs the current command line inside FUZZER (see hf_tool_target); returns
+ * only on failure, 2, after printing why. */
+int hf_tool_run_in_fuzzer(const char *fuzzer);
 
 /* What `replay` prints of the last run: a summary line and the timeline
  * (when `timeline`), then "verdict: ..." and "trace-hash: ...". */
@@ -30,6 +55,7 @@ int hf_cmd_bench(int argc, char **argv);
 int hf_bench_search(int argc, char **argv);
 int hf_bench_species(int argc, char **argv);
 int hf_cmd_explore(int argc, char **argv);
+int hf_cmd_fuzz(int argc, char **argv);
 int hf_cmd_minimize(int argc, char **argv);
 int hf_cmd_chart(int argc, char **argv);
 

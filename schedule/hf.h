@@ -186,4 +186,20 @@ typedef struct hf_target {
     uint64_t max_time_ns;      /* logical time before "never finished"; 0 = default */
 } hf_target;
 
+/* Defines a target and enters it in the registry the linker gathers in
+ * section hf_targets, as properties are (no central list to edit):
+ *
+ *     HF_DEFINE_TARGET(ring_buggy_target) = {
+ *         .name = "ring_buggy", .summary = "...", .main = ring_buggy_main,
+ *     };
+ *
+ * Any binary that links the definition (the tool, a fuzzer, a test) knows
+ * the target by name.  The symbol is the name plus "_target" by
+ * convention. */
+#define HF_DEFINE_TARGET(sym)                                                   \
+    extern const hf_target sym;                                                 \
+    static const hf_target *const hf_target_entry_##sym                         \
+        __attribute__((used, section("hf_targets"))) = &sym;                    \
+    const hf_target sym
+
 #endif

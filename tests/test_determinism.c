@@ -24,7 +24,7 @@ enum { RUNS = 10000 };
 #endif
 
 int main(void) {
-    for (const hf_target *const *tp = hf_targets; *tp; tp++) {
+    for (const hf_target *const *tp = hf_target_list(); *tp; tp++) {
         const hf_target *t = *tp;
         hf_rng rng;
         hf_rng_seed(&rng, 11);

@@ -149,7 +149,7 @@ cp "$tmp/noisy_counter.c.orig" "$tmp/regress/noisy_counter.c"
 s=$(status_of "$HF" minimize counter_buggy "$tmp/crash" -o "$tmp/m5" --emit-test --test-dir "$tmp/no/such/dir")
 check "--test-dir whose parent is missing: exit 2 before any work" \
     bash -c "[ $s -eq 2 ] && grep -q 'cannot create $tmp/no/such/dir' '$tmp/err' && [ ! -e '$tmp/m5' ]"
-objects=$(ls "$OUT"/obj/plain/*.o | grep -v 'fuzz_heisenfuzz\.c\.o$')
+objects=$(ls "$OUT"/obj/plain/*.o | grep -v 'fuzz_tool_main\.c\.o$')
 # shellcheck disable=SC2086
 check "the emitted test compiles warning-free under -Wall -Wextra -Werror and links" \
     clang -std=c11 -Wall -Wextra -Werror -Ischedule -Ifuzz -Itests -o "$tmp/regress_test" \
@@ -157,5 +157,5 @@ check "the emitted test compiles warning-free under -Wall -Wextra -Werror and li
 "$tmp/regress_test" >"$tmp/test-out" 2>&1
 s=$?
 check "and passes: the failure in counter_buggy, none in counter" \
-    bash -c "[ $s -eq 0 ] && [ \$(grep -c '^ok - ' '$tmp/test-out') -eq 4 ] && ! grep -q '^not ok' '$tmp/test-out' &&
+    bash -c "[ $s -eq 0 ] && [ \$(grep -c '^ok - ' '$tmp/test-out') -eq 5 ] && ! grep -q '^not ok' '$tmp/test-out' &&
              grep -q '^ok - counter, the fixed variant, passes' '$tmp/test-out'"

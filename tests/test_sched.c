@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* targets/counter, linked in. */
+extern const hf_target counter_buggy_target;
+
 static hf_result run_bytes(hf_task_fn *main_fn, const uint8_t *data, size_t size) {
     hf_target t = {.name = "test", .summary = "", .main = main_fn, .max_steps = 10000,
                    .max_time_ns = 10 * HF_SEC};

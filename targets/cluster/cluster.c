@@ -343,7 +343,7 @@ static void cluster_main(void *arg) {
     hf_sim_at_end(final_checks, c);
 }
 
-const hf_target cluster_target = {
+HF_DEFINE_TARGET(cluster_target) = {
     .name = "cluster",
     .summary = "5 nodes: replicas with a disk log, a client, an archiver on the object store; every fault",
     .main = cluster_main,

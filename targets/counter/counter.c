@@ -49,13 +49,13 @@ static void run_counter(bool locked) {
 static void counter_buggy_main(void *arg) { (void)arg; run_counter(false); }
 static void counter_fixed_main(void *arg) { (void)arg; run_counter(true); }
 
-const hf_target counter_buggy_target = {
+HF_DEFINE_TARGET(counter_buggy_target) = {
     .name = "counter_buggy",
     .summary = "lost update: workers read, may be preempted, then write a shared counter",
     .main = counter_buggy_main,
 };
 
-const hf_target counter_target = {
+HF_DEFINE_TARGET(counter_target) = {
     .name = "counter",
     .summary = "the counter with a mutex across read and write (the control)",
     .main = counter_fixed_main,

@@ -109,13 +109,13 @@ static void run_diskless(bool fixed) {
 static void diskless_buggy_main(void *arg) { (void)arg; run_diskless(false); }
 static void diskless_fixed_main(void *arg) { (void)arg; run_diskless(true); }
 
-const hf_target diskless_agent_buggy_target = {
+HF_DEFINE_TARGET(diskless_agent_buggy_target) = {
     .name = "diskless_agent_buggy",
     .summary = "WarpStream's agent: a failed PUT briefly marks its file flushed; the committer may commit it",
     .main = diskless_buggy_main,
 };
 
-const hf_target diskless_agent_target = {
+HF_DEFINE_TARGET(diskless_agent_target) = {
     .name = "diskless_agent",
     .summary = "WarpStream's agent, fixed: only a successful PUT marks a file flushed",
     .main = diskless_fixed_main,

@@ -101,7 +101,7 @@ static void diskless_topic_main(void *arg) {
     hf_sim_at_end(check_end, w);
 }
 
-const hf_target diskless_topic_target = {
+HF_DEFINE_TARGET(diskless_topic_target) = {
     .name = "diskless_topic",
     .summary = "Aiven's Inkless produce/consume test: a diskless topic under every fault, the long-run control",
     .main = diskless_topic_main,

@@ -100,13 +100,13 @@ static void run_lease_lock(bool fixed) {
 static void lease_buggy_main(void *arg) { (void)arg; run_lease_lock(false); }
 static void lease_fixed_main(void *arg) { (void)arg; run_lease_lock(true); }
 
-const hf_target lease_lock_buggy_target = {
+HF_DEFINE_TARGET(lease_lock_buggy_target) = {
     .name = "lease_lock_buggy",
     .summary = "lock leases: a client trusts its own clock against the server's expiry, no margin",
     .main = lease_buggy_main,
 };
 
-const hf_target lease_lock_target = {
+HF_DEFINE_TARGET(lease_lock_target) = {
     .name = "lease_lock",
     .summary = "lock leases: a client measures its lease from its send time, with a margin",
     .main = lease_fixed_main,

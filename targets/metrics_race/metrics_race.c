@@ -148,13 +148,13 @@ static void run_service(bool indivisible_updates) {
 static void metrics_race_buggy_main(void *arg) { (void)arg; run_service(false); }
 static void metrics_race_fixed_main(void *arg) { (void)arg; run_service(true); }
 
-const hf_target metrics_race_buggy_target = {
+HF_DEFINE_TARGET(metrics_race_buggy_target) = {
     .name = "metrics_race_buggy",
     .summary = "metrics library: histogram count and sum by plain read-modify-write (WarpStream's race)",
     .main = metrics_race_buggy_main,
 };
 
-const hf_target metrics_race_target = {
+HF_DEFINE_TARGET(metrics_race_target) = {
     .name = "metrics_race",
     .summary = "metrics library with indivisible updates: atomic add and a compare-and-swap loop",
     .main = metrics_race_fixed_main,

@@ -101,13 +101,13 @@ static void run(bool fixed) {
 static void buggy_main(void *arg) { (void)arg; run(false); }
 static void fixed_main(void *arg) { (void)arg; run(true); }
 
-const hf_target zk_newleader_ack_buggy_target = {
+HF_DEFINE_TARGET(zk_newleader_ack_buggy_target) = {
     .name = "zk_newleader_ack_buggy",
     .summary = "ZOOKEEPER-4646: a follower acknowledges NEWLEADER before its SyncThread has the txns on disk",
     .main = buggy_main,
 };
 
-const hf_target zk_newleader_ack_target = {
+HF_DEFINE_TARGET(zk_newleader_ack_target) = {
     .name = "zk_newleader_ack",
     .summary = "ZOOKEEPER-4646, fixed: NEWLEADER is acknowledged once its transactions are flushed",
     .main = fixed_main,

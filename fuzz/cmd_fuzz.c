@@ -1,0 +1,579 @@
+/*
+ * cmd_fuzz.c — `heisenfuzz fuzz`: a campaign on one target with libFuzzer
+ * (one process, or -fork=N) or AFL++ (a main and N-1 secondaries), with the
+ * target's dictionary and seeds, into one folder:
+ *
+ *   DIR/NAME/              libFuzzer's corpus (AFL++: the queues in DIR/afl-NAME/)
+ *   DIR/crash-NAME-K       one crash per distinct failure of this campaign
+ *   DIR/NAME.log           the discovery log every process appends to
+ *   DIR/NAME.svg           its chart, drawn at the end
+ *   DIR/NAME.engine.out    the engines' own output, when several run
+ *
+ * It stops at the first failure unless --keep-going, or when --time runs
+ * out, or at ^C: the engines get SIGINT once (each in its own process group,
+ * so a terminal's ^C reaches them only through here) and every log is
+ * complete when they are done.  Then the crashes are sorted by failure, the
+ * chart drawn, and the first crash replayed as a timeline.
+ */
+#define _DEFAULT_SOURCE   /* readlink, setenv, kill, usleep, strdup */
+#include "files.h"
+#include "logread.h"
+#include "minimize.h"
+#include "run.h"
+#include "status.h"
+#include "targets.h"
+#include "tool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* feedback.h's, in fuzzer binaries only (weak: the heisenfuzz program has
+ * no engine). */
+extern const char *hf_feedback_engine(void) __attribute__((weak));
+
+enum { MAX_JOBS = 64, MAX_CRASHES = 4096, STATUS_PERIOD_S = 5, GRACE_S = 30 };
+
+typedef enum engine { ENGINE_LIBFUZZER, ENGINE_AFL } engine;
+
+typedef struct campaign {
+    const hf_target *target;
+    engine engine;
+    int jobs;
+    long time_s;
+    bool keep_going;
+    const char *seed;
+    char fuzzer[PATH_MAX];
+    char dir[PATH_MAX];
+    char corpus[PATH_MAX + 64];     /* libFuzzer's corpus, or AFL++'s -o */
+    char staging[PATH_MAX + 64];    /* libFuzzer's artifact prefix */
+    char log[PATH_MAX + 64];
+    char chart[PATH_MAX + 64];
+    char engine_out[PATH_MAX + 64];
+    char dict[PATH_MAX + 64];       /* "" when the target has none */
+    char seeds[PATH_MAX + 64];
+    char mutator[PATH_MAX + 64];    /* AFL++ custom mutator beside the tool, or "" */
+    int extra_argc;
+    char **extra_argv;              /* after "--": handed to the engine */
+    pid_t pids[MAX_JOBS];
+    int running;
+} campaign;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+static bool is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int make_dirs(const char *path) {
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- Where things are ------------------------------------------------------ */
+
+/* The fuzzer binary: beside the tool (out/NAME_fuzzer, out/NAME_afl), or,
+ * for a user's target, the fuzzer this command runs in. */
+static int find_fuzzer(campaign *c, const char *bin_dir) {
+    if (hf_tool_in_fuzzer()) {
+        ssize_t n = readlink("/proc/self/exe", c->fuzzer, sizeof c->fuzzer - 1);
+        if (n <= 0) {
+            fprintf(stderr, "heisenfuzz: cannot find this fuzzer binary: %s\n", strerror(errno));
+            return -1;
+        }
+        c->fuzzer[n] = '\0';
+        /* The engine is the one this binary was linked with. */
+        const char *built = hf_feedback_engine ? hf_feedback_engine() : "replayer";
+        bool afl_binary = strcmp(built, "AFL++") == 0, lf_binary = strcmp(built, "libFuzzer") == 0;
+        if ((c->engine == ENGINE_AFL && !afl_binary) || (c->engine == ENGINE_LIBFUZZER && !lf_binary)) {
+            fprintf(stderr, "heisenfuzz: %s is a %s binary, not one for %s (build it with heisenfuzz-%s)\n",
+                    c->fuzzer, built, c->engine == ENGINE_AFL ? "AFL++" : "libFuzzer",
+                    c->engine == ENGINE_AFL ? "afl" : "libfuzzer");
+            return -1;
+        }
+        /* It must run as a fuzzer now, on the target the command named. */
+        unsetenv("HEISENFUZZ_TOOL");
+        setenv("HEISENFUZZ_TARGET", c->target->name, 1);
+        return 0;
+    }
+    snprintf(c->fuzzer, sizeof c->fuzzer, "%s/%s_%s", bin_dir, c->target->name,
+             c->engine == ENGINE_AFL ? "afl" : "fuzzer");
+    if (access(c->fuzzer, X_OK) != 0) {
+        fprintf(stderr, "heisenfuzz: no fuzzer binary %s (build it with ./build.sh%s)\n", c->fuzzer,
+                c->engine == ENGINE_AFL ? " where afl-clang-fast is installed" : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* The dictionary and seeds: in the source tree for an in-tree target
+ * (dict/FAMILY.dict, targets/FAMILY/seeds, the tool being in out/), beside
+ * the binary for a user's (FUZZER.dict, FUZZER_seeds/; OSS-Fuzz's names). */
+static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
+    char family[256];
+    hf_target_family(c->target, family, sizeof family);
+    if (hf_tool_in_fuzzer()) {
+        snprintf(c->dict, sizeof c->dict, "%s.dict", c->fuzzer);
+        snprintf(c->seeds, sizeof c->seeds, "%s_seeds", c->fuzzer);
+    } else {
+        snprintf(c->dict, sizeof c->dict, "%s/../dict/%s.dict", bin_dir, family);
+        snprintf(c->seeds, sizeof c->seeds, "%s/../targets/%s/seeds", bin_dir, family);
+    }
+    if (!is_file(c->dict)) c->dict[0] = '\0';
+    if (!is_dir(c->seeds)) c->seeds[0] = '\0';
+    snprintf(c->mutator, sizeof c->mutator, "%s/%s_afl_mutator.so", bin_dir, c->target->name);
+    if (hf_tool_in_fuzzer() || !is_file(c->mutator)) c->mutator[0] = '\0';
+}
+
+/* ---- Starting the engines ---------------------------------------------------- */
+
+/* Forks a child in its own process group running `args`, its output in
+ * engine_out when `quiet`. */
+static pid_t spawn(const campaign *c, char *const *args, bool quiet) {
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("heisenfuzz: fork");
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        if (quiet) {
+            int fd = open(c->engine_out, O_WRONLY | O_APPEND | O_CREAT, 0666);
+            if (fd >= 0) {
+                dup2(fd, 1);
+                dup2(fd, 2);
+                close(fd);
+            }
+        }
+        execvp(args[0], args);
+        fprintf(stderr, "heisenfuzz: cannot run %s: %s\n", args[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);   /* also here: no race with a signal sent right away */
+    return pid;
+}
+
+static int start_libfuzzer(campaign *c, bool quiet) {
+    static char prefix[PATH_MAX + 96], seed[64], time_arg[64], dict[PATH_MAX + 96], fork_arg[32];
+    char *args[96];
+    int n = 0;
+    args[n++] = c->fuzzer;
+    snprintf(prefix, sizeof prefix, "-artifact_prefix=%s/", c->staging);
+    args[n++] = prefix;
+    snprintf(seed, sizeof seed, "-seed=%s", c->seed ? c->seed : "0");
+    args[n++] = seed;
+    snprintf(time_arg, sizeof time_arg, "-max_total_time=%ld", c->time_s);
+    args[n++] = time_arg;
+    args[n++] = "-print_final_stats=1";
+    if (c->dict[0]) {
+        snprintf(dict, sizeof dict, "-dict=%s", c->dict);
+        args[n++] = dict;
+    }
+    /* Fork mode runs N workers and survives crashes when asked to; one
+     * process without --keep-going is libFuzzer's plain loop. */
+    if (c->jobs > 1 || c->keep_going) {
+        snprintf(fork_arg, sizeof fork_arg, "-fork=%d", c->jobs);
+        args[n++] = fork_arg;
+        if (c->keep_going) args[n++] = "-ignore_crashes=1";
+    }
+    for (int i = 0; i < c->extra_argc && n < 90; i++) args[n++] = c->extra_argv[i];
+    args[n++] = c->corpus;   /* new inputs go to the first corpus directory */
+    if (c->seeds[0]) args[n++] = c->seeds;
+    args[n] = NULL;
+    pid_t pid = spawn(c, args, quiet);
+    if (pid < 0) return -1;
+    c->pids[c->running++] = pid;
+    return 0;
+}
+
+static int start_afl(campaign *c) {
+    /* afl-fuzz needs a seed directory; a one-byte input stands in for a
+     * target without seeds (byte 0: the first decision deviates). */
+    char in[PATH_MAX + 96];
+    if (c->seeds[0]) {
+        snprintf(in, sizeof in, "%s", c->seeds);
+    } else {
+        snprintf(in, sizeof in, "%s/afl-in-%s", c->dir, c->target->name);
+        char seed_file[PATH_MAX + 128], error[512];
+        snprintf(seed_file, sizeof seed_file, "%s/zero", in);
+        if (make_dirs(in) != 0 || hf_write_file(seed_file, "", 1, error, sizeof error) != 0) {
+            fprintf(stderr, "heisenfuzz: cannot create %s\n", in);
+            return -1;
+        }
+    }
+    /* afl-fuzz refuses sanitizer options it did not set itself. */
+    unsetenv("ASAN_OPTIONS");
+    unsetenv("UBSAN_OPTIONS");
+    unsetenv("MSAN_OPTIONS");
+    setenv("AFL_NO_UI", "1", 1);
+    setenv("AFL_SKIP_CPUFREQ", "1", 1);
+    setenv("AFL_NO_AFFINITY", "1", 1);
+    setenv("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1", 1);
+    if (c->mutator[0]) setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
+    for (int k = 0; k < c->jobs; k++) {
+        char role[16], seed[32], time_arg[32];
+        snprintf(role, sizeof role, k == 0 ? "main" : "s%d", k);
+        /* Each instance its own random stream, all from the one seed. */
+        snprintf(seed, sizeof seed, "%lld", (c->seed ? atoll(c->seed) : 0) + k);
+        snprintf(time_arg, sizeof time_arg, "%ld", c->time_s);
+        char *args[64];
+        int n = 0;
+        args[n++] = "afl-fuzz";
+        args[n++] = "-i";
+        args[n++] = in;
+        args[n++] = "-o";
+        args[n++] = c->corpus;
+        args[n++] = k == 0 ? "-M" : "-S";
+        args[n++] = role;
+        args[n++] = "-s";
+        args[n++] = seed;
+        args[n++] = "-V";
+        args[n++] = time_arg;
+        if (c->dict[0]) {
+            args[n++] = "-x";
+            args[n++] = c->dict;
+        }
+        for (int i = 0; i < c->extra_argc && n < 60; i++) args[n++] = c->extra_argv[i];
+        args[n++] = "--";
+        args[n++] = c->fuzzer;
+        args[n] = NULL;
+        pid_t pid = spawn(c, args, true);
+        if (pid < 0) return -1;
+        c->pids[c->running++] = pid;
+    }
+    return 0;
+}
+
+/* ---- Watching ----------------------------------------------------------------- */
+
+typedef struct crash_list {
+    char *paths[MAX_CRASHES];
+    size_t count;
+} crash_list;
+
+static int by_string(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Appends the files of `dir` whose names begin with `prefix`, sorted. */
+static void list_files(crash_list *l, const char *dir, const char *prefix) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    size_t first = l->count;
+    for (struct dirent *e; (e = readdir(d)) && l->count < MAX_CRASHES;) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
+        char path[PATH_MAX * 2];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!is_file(path)) continue;
+        l->paths[l->count] = strdup(path);
+        if (l->paths[l->count]) l->count++;
+    }
+    closedir(d);
+    qsort(l->paths + first, l->count - first, sizeof *l->paths, by_string);
+}
+
+/* The failing inputs the engines have written so far. */
+static void engine_crashes(const campaign *c, crash_list *l) {
+    if (c->engine == ENGINE_LIBFUZZER) {
+        list_files(l, c->staging, "crash-");
+        list_files(l, c->staging, "timeout-");
+        list_files(l, c->staging, "oom-");
+        return;
+    }
+    DIR *d = opendir(c->corpus);
+    if (!d) return;
+    char instances[MAX_JOBS][256];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < MAX_JOBS;)
+        if (e->d_name[0] != '.') snprintf(instances[n++], sizeof instances[0], "%s", e->d_name);
+    closedir(d);
+    for (int i = 0; i < n; i++) {
+        char crashes[PATH_MAX * 2];
+        snprintf(crashes, sizeof crashes, "%s/%s/crashes", c->corpus, instances[i]);
+        list_files(l, crashes, "id:");
+    }
+}
+
+static void free_list(crash_list *l) {
+    for (size_t i = 0; i < l->count; i++) free(l->paths[i]);
+    l->count = 0;
+}
+
+static void signal_all(campaign *c, int sig) {
+    for (int i = 0; i < c->running; i++)
+        if (c->pids[i] > 0) kill(-c->pids[i], sig);
+}
+
+/* The campaign's status line, from the merged discovery log. */
+static void print_status(const campaign *c, double elapsed, size_t crashes) {
+    const char *paths[] = {c->log};
+    hf_campaign log;
+    char error[512], line[512] = "no executions logged yet";
+    if (hf_campaign_read(&log, paths, 1, true, error, sizeof error) == 0) {
+        hf_plateau rule = {0};
+        for (size_t i = 0; i < log.count; i++) hf_plateau_update(&rule, &log.points[i]);
+        hf_status_line(line, sizeof line, &log.points[log.count - 1], &rule);
+        printf("heisenfuzz: [%.0f s, %zu process%s] %s  crash files: %zu\n", elapsed, log.processes,
+               log.processes == 1 ? "" : "es", line, crashes);
+        hf_campaign_free(&log);
+    } else {
+        printf("heisenfuzz: [%.0f s] %s  crash files: %zu\n", elapsed, line, crashes);
+    }
+    fflush(stdout);
+}
+
+/* Waits for the engines: stops them at the first crash (unless
+ * keep_going), after the time (plus a grace period), or at ^C. */
+static void watch(campaign *c, bool print_statuses) {
+    double start = hf_wall_seconds(), last_status = start, stop_sent = 0;
+    bool stopping = false;
+    int live = c->running;
+    while (live > 0) {
+        for (int i = 0; i < c->running; i++) {
+            if (c->pids[i] <= 0) continue;
+            int st;
+            pid_t r = waitpid(c->pids[i], &st, WNOHANG);
+            if (r == c->pids[i] || (r < 0 && errno == ECHILD)) {
+                c->pids[i] = -1;
+                live--;
+            }
+        }
+        if (live == 0) break;
+        double now = hf_wall_seconds();
+        crash_list found = {0};
+        engine_crashes(c, &found);
+        size_t crashes = found.count;
+        free_list(&found);
+        bool time_up = now - start > (double)c->time_s + GRACE_S;
+        if (!stopping && (interrupted || time_up || (crashes > 0 && !c->keep_going))) {
+            if (interrupted) printf("\nheisenfuzz: interrupted; stopping the engines\n");
+            signal_all(c, SIGINT);
+            stopping = true;
+            stop_sent = now;
+        } else if (stopping && now - stop_sent > GRACE_S) {
+            signal_all(c, SIGKILL);   /* an engine that ignores SIGINT */
+            stop_sent = now + 1e9;
+        }
+        if (print_statuses && now - last_status >= STATUS_PERIOD_S) {
+            print_status(c, now - start, crashes);
+            last_status = now;
+        }
+        usleep(200 * 1000);
+    }
+    if (print_statuses) {
+        crash_list found = {0};
+        engine_crashes(c, &found);
+        print_status(c, hf_wall_seconds() - start, found.count);
+        free_list(&found);
+    }
+}
+
+/* ---- Afterwards ---------------------------------------------------------------- */
+
+typedef struct kept_crash {
+    hf_goal goal;
+    char path[PATH_MAX + 96];
+} kept_crash;
+
+/* Replays every crash the engines wrote and keeps one per distinct failure
+ * (kind and message) as DIR/crash-NAME-K under a fresh K.  libFuzzer's
+ * staged copies are removed; AFL++'s stay in its output folder.  Returns
+ * the number kept, their paths in `kept`. */
+static size_t sort_crashes(const campaign *c, kept_crash *kept, size_t cap) {
+    crash_list found = {0};
+    engine_crashes(c, &found);
+    size_t count = 0;
+    int next = 1;
+    for (size_t i = 0; i < found.count; i++) {
+        char error[512];
+        size_t size;
+        uint8_t *data = hf_read_file(found.paths[i], &size, error, sizeof error);
+        if (!data) continue;
+        hf_result r;
+        hf_run(c->target, data, size, &r);
+        if (r.outcome == HF_OK) {
+            fprintf(stderr, "heisenfuzz: %s does not fail when replayed; left where it is\n", found.paths[i]);
+            free(data);
+            continue;
+        }
+        hf_goal g;
+        hf_goal_from_result(&g, &r);
+        bool seen = false;
+        for (size_t k = 0; k < count && !seen; k++) seen = hf_goal_met(&kept[k].goal, &r);
+        if (!seen && count < cap) {
+            kept_crash *k = &kept[count];
+            k->goal = g;
+            for (;; next++) {
+                snprintf(k->path, sizeof k->path, "%s/crash-%s-%d", c->dir, c->target->name, next);
+                if (access(k->path, F_OK) != 0) break;
+            }
+            if (hf_write_file(k->path, data, size, error, sizeof error) == 0) count++;
+            else fprintf(stderr, "heisenfuzz: %s\n", error);
+        }
+        free(data);
+        if (c->engine == ENGINE_LIBFUZZER) unlink(found.paths[i]);
+    }
+    free_list(&found);
+    return count;
+}
+
+static int parse_count(const char *option, const char *text, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return hf_usage_error("fuzz: %s needs a whole number from %ld to %ld, not '%s'", option, lo, hi, text);
+    *out = v;
+    return 0;
+}
+
+int hf_cmd_fuzz(int argc, char **argv) {
+    campaign *c = calloc(1, sizeof *c);
+    if (!c) return 2;
+    const char *dir = "hf-work", *log = NULL;
+    long jobs = 1, time_s = 600;
+    int i = 1, status = 2;
+    c->engine = ENGINE_LIBFUZZER;
+    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--keep-going")) { c->keep_going = true; continue; }
+        if (i + 1 >= argc) { status = hf_usage_error("fuzz: %s needs a value", a); goto done; }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--dir")) dir = v;
+        else if (!strcmp(a, "--seed")) c->seed = v;
+        else if (!strcmp(a, "--log")) log = v;
+        else if (!strcmp(a, "--time") || !strcmp(a, "--max-time")) {
+            if (parse_count(a, v, 1, 365L * 24 * 3600, &time_s)) goto done;
+        } else if (!strcmp(a, "--jobs")) {
+            if (parse_count(a, v, 1, MAX_JOBS, &jobs)) goto done;
+        } else if (!strcmp(a, "--engine")) {
+            if (!strcmp(v, "libfuzzer")) c->engine = ENGINE_LIBFUZZER;
+            else if (!strcmp(v, "afl")) c->engine = ENGINE_AFL;
+            else { status = hf_usage_error("fuzz: --engine is libfuzzer or afl, not '%s'", v); goto done; }
+        } else { status = hf_usage_error("fuzz: unknown option '%s'", a); goto done; }
+    }
+    if (i >= argc) { status = hf_usage_error("fuzz needs a target"); goto done; }
+    c->target = hf_tool_target(argv[i++]);
+    if (!c->target) goto done;
+    if (i < argc && !strcmp(argv[i], "--")) i++;
+    c->extra_argc = argc - i;
+    c->extra_argv = argv + i;
+    c->jobs = (int)jobs;
+    c->time_s = time_s;
+
+    char bin_dir[PATH_MAX];
+    if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) {
+        fprintf(stderr, "heisenfuzz: cannot find the directory of this program\n");
+        goto done;
+    }
+    if (find_fuzzer(c, bin_dir) != 0) goto done;
+    find_dict_and_seeds(c, bin_dir);
+    const char *name = c->target->name;
+    snprintf(c->dir, sizeof c->dir, "%s", dir);
+    if (c->engine == ENGINE_AFL) snprintf(c->corpus, sizeof c->corpus, "%s/afl-%s", dir, name);
+    else snprintf(c->corpus, sizeof c->corpus, "%s/%s", dir, name);
+    snprintf(c->staging, sizeof c->staging, "%s/.%s-artifacts", dir, name);
+    if (log) snprintf(c->log, sizeof c->log, "%s", log);
+    else snprintf(c->log, sizeof c->log, "%s/%s.log", dir, name);
+    snprintf(c->chart, sizeof c->chart, "%s/%s.svg", dir, name);
+    snprintf(c->engine_out, sizeof c->engine_out, "%s/%s.engine.out", dir, name);
+    if (make_dirs(c->corpus) != 0 || make_dirs(c->staging) != 0) {
+        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", c->corpus, strerror(errno));
+        goto done;
+    }
+    /* The fuzzers open the log at their first run; a wrong path should
+     * stop us here, not them there. */
+    int fd = open(c->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        fprintf(stderr, "heisenfuzz: cannot open the discovery log %s: %s\n", c->log, strerror(errno));
+        goto done;
+    }
+    close(fd);
+    setenv("HEISENFUZZ_LOG", c->log, 1);
+
+    /* One libFuzzer process prints its own progress, as it always did;
+     * several engines go to a file, and the campaign's status line here
+     * speaks for them all. */
+    bool quiet = c->engine == ENGINE_AFL || c->jobs > 1;
+    printf("heisenfuzz: fuzzing %s with %s (%d %s, corpus %s, at most %ld s%s)\n", name,
+           c->engine == ENGINE_AFL ? "AFL++" : "libFuzzer", c->jobs,
+           c->engine == ENGINE_AFL ? (c->jobs == 1 ? "instance" : "instances: a main and secondaries")
+                                   : (c->jobs == 1 ? "process" : "workers (-fork)"),
+           c->corpus, c->time_s, c->keep_going ? ", keeps going after a crash" : "");
+    if (quiet) printf("heisenfuzz: the engines' output goes to %s\n", c->engine_out);
+    if (c->mutator[0]) printf("heisenfuzz: AFL++ custom mutator %s\n", c->mutator);
+    fflush(stdout);
+
+    struct sigaction ours = {0}, before;
+    ours.sa_handler = on_interrupt;
+    sigemptyset(&ours.sa_mask);
+    sigaction(SIGINT, &ours, &before);
+    int started = c->engine == ENGINE_AFL ? start_afl(c) : start_libfuzzer(c, quiet);
+    if (started == 0) watch(c, quiet);
+    else signal_all(c, SIGINT), watch(c, false);
+    sigaction(SIGINT, &before, NULL);
+
+    kept_crash *kept = calloc(MAX_CRASHES, sizeof *kept);
+    size_t crashes = kept ? sort_crashes(c, kept, MAX_CRASHES) : 0;
+    rmdir(c->staging);
+
+    /* The chart of the merged log (its summary goes to stdout). */
+    char *chart_args[] = {"chart", "-o", c->chart, c->log, NULL};
+    struct stat st;
+    if (stat(c->log, &st) == 0 && st.st_size > 0 && hf_cmd_chart(4, chart_args) == 0)
+        printf("heisenfuzz: discovery log %s, chart %s\n", c->log, c->chart);
+
+    if (crashes == 0) {
+        printf("heisenfuzz: no failure found in %s%s\n", name, interrupted ? " (interrupted)" : "");
+        status = started == 0 ? 0 : 2;   /* ^C without a failure is no error */
+    } else {
+        printf("\nheisenfuzz: %zu distinct failure%s:\n", crashes, crashes == 1 ? "" : "s");
+        for (size_t k = 0; k < crashes; k++) {
+            char what[600];
+            hf_goal_describe(&kept[k].goal, what, sizeof what);
+            printf("  %s  %s\n", kept[k].path, what);
+        }
+        printf("heisenfuzz: %s found a failing schedule: %s\nheisenfuzz: replaying it:\n\n",
+               c->engine == ENGINE_AFL ? "AFL++" : "libFuzzer", kept[0].path);
+        size_t size;
+        char error[512];
+        uint8_t *data = hf_read_file(kept[0].path, &size, error, sizeof error);
+        if (data) {
+            hf_result r;
+            hf_run(c->target, data, size, &r);
+            hf_tool_print_run(c->target, size, &r, true);
+            free(data);
+        }
+        status = 1;
+    }
+    free(kept);
+done:
+    free(c);
+    return status;
+}

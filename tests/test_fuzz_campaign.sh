@@ -1,0 +1,63 @@
+#!/bin/bash
+# test_fuzz_campaign.sh — `heisenfuzz fuzz` as a campaign: AFL++ with a main
+# and a secondary finds kafka_idempotent_buggy's bug and its crash replays
+# with the AFL++ binary's trace hash; libFuzzer's fork mode with
+# --keep-going keeps one crash per distinct failure; ^C leaves the
+# discovery log complete (its last line counts every execution libFuzzer
+# reports); bad options get one line and exit 2.  Seeded and bounded.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+hf="$PWD/$HF_OUT/heisenfuzz"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() {   # DESCRIPTION COMMAND...
+    local what=$1; shift
+    if "$@" >/dev/null 2>&1; then echo "ok - $what"; else echo "not ok - $what"; fi
+}
+
+status_of() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
+s=$(status_of "$hf" fuzz --engine honggfuzz counter_buggy)
+check "--engine takes libfuzzer or afl: exit 2, one line" \
+    bash -c "[ $s -eq 2 ] && grep -q \"engine is libfuzzer or afl, not 'honggfuzz'\" '$tmp/err'"
+s=$(status_of "$hf" fuzz --jobs 0 counter_buggy)
+check "--jobs 0 is refused: exit 2" bash -c "[ $s -eq 2 ] && grep -q 'jobs needs a whole number' '$tmp/err'"
+
+if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/kafka_idempotent_buggy_afl" ]; then
+    mkdir -p "$tmp/afl" && cd "$tmp/afl" || exit 1
+    "$hf" fuzz --engine afl --jobs 2 --seed 1 --time 240 kafka_idempotent_buggy >"$tmp/afl.out" 2>&1
+    s=$?
+    crash=hf-work/crash-kafka_idempotent_buggy-1
+    check "fuzz --engine afl --jobs 2 finds kafka_idempotent_buggy's bug (exit 1, one crash kept)" \
+        bash -c "[ $s -eq 1 ] && [ -s $crash ] && grep -q '(AFL++, [2-9] processes)' '$tmp/afl.out'"
+    engine_hash=$(AFL_QUIET=1 "$OLDPWD/$HF_OUT/kafka_idempotent_buggy_afl" "$crash" 2>&1 | grep -m1 -o 'trace-hash: [0-9a-f]*')
+    replay_hash=$("$hf" replay -q kafka_idempotent_buggy "$crash" | grep -o 'trace-hash: [0-9a-f]*')
+    check "its crash replays in heisenfuzz replay with the AFL++ binary's trace hash ($replay_hash)" \
+        bash -c "[ -n '$engine_hash' ] && [ '$engine_hash' = '$replay_hash' ]"
+    check "the folder holds AFL++'s queues, the discovery log and its chart" \
+        bash -c "ls -d hf-work/afl-kafka_idempotent_buggy/main/queue && [ -s hf-work/kafka_idempotent_buggy.log ] && grep -q '<svg' hf-work/kafka_idempotent_buggy.svg"
+    cd "$OLDPWD" || exit 1
+else
+    echo "not ok - afl-fuzz or the AFL++ build is missing (./build.sh --deps installs afl++)"
+fi
+
+mkdir -p "$tmp/keep" && cd "$tmp/keep" || exit 1
+"$hf" fuzz --jobs 2 --keep-going --seed 1 --time 10 metrics_race_buggy >"$tmp/keep.out" 2>&1
+s=$?
+failures=$(grep -o 'crashes: [0-9]*' "$tmp/keep.out" | tail -1 | grep -o '[0-9]*$')
+check "--jobs 2 --keep-going runs on past crashes ($failures failed runs) and keeps one per distinct failure" \
+    bash -c "[ $s -eq 1 ] && [ '${failures:-0}' -gt 1 ] && [ \$(ls hf-work/crash-metrics_race_buggy-* | wc -l) -eq 1 ] && grep -q '^heisenfuzz: 1 distinct failure' '$tmp/keep.out'"
+cd "$OLDPWD" || exit 1
+
+mkdir -p "$tmp/int" && cd "$tmp/int" || exit 1
+"$hf" fuzz --seed 3 --time 100 kafka_idempotent >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+sleep 5
+kill -INT "$pid"
+wait "$pid"
+s=$?
+units=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$tmp/int.err" | grep -o '[0-9]*$')
+logged=$(grep '^stats' hf-work/kafka_idempotent.log | tail -1 | cut -d' ' -f4)
+check "^C stops the campaign (exit $s) and the discovery log's last line counts all $units executions" \
+    bash -c "[ $s -eq 0 ] && [ -n '$units' ] && [ '$units' = '$logged' ] && grep -q 'interrupted' '$tmp/int.out'"
+cd "$OLDPWD" || exit 1
