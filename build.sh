@@ -196,7 +196,6 @@ build_afl_fuzzers() {   # out/NAME_afl, one per target
     for name in $(target_names "$out/heisenfuzz"); do
         cp "$obj/all_afl" "$out/${name}_afl"
     done
-    build_afl_mutator
 }
 
 # The mutator library runs inside afl-fuzz: position-independent, built like
@@ -307,6 +306,7 @@ local_build() {
     build_self_fuzzers
     if [ -z "$sanitizer" ] && command -v afl-clang-fast >/dev/null; then
         build_afl_fuzzers
+        build_afl_mutator
     fi
     [ -n "$INSTALL_PREFIX" ] && install_tree "$san"
     echo "build.sh: built $out/heisenfuzz, $(target_names "$out/heisenfuzz" | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
