@@ -101,7 +101,7 @@ s=$(status_of "$HF" minimize counter_buggy "$tmp/later")
 check "a malformed goal file: exit 2, file and line named" \
     bash -c "[ $s -eq 2 ] && grep -q \"later.goal:2: unknown key 'colour'\" '$tmp/err'"
 
-# The article's crash: `heisenfuzz fuzz --seed 6 kafka_idempotent_buggy`
+# The article's crash: `heisenfuzz fuzz --seed 6 kafka_idempotent_buggy` of an earlier build
 # found this schedule (allow delays; delay the LeaderAndIsr to broker1 by
 # 5.05 ms).  Minimized, it must still read like KAFKA-19880's table.
 printf '\000\015\054\377\064\014' >"$tmp/kafka"
