@@ -93,7 +93,7 @@ if command -v afl-fuzz >/dev/null && [ -x "$OUT/counter_afl" ]; then
         # shellcheck disable=SC2086
         env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u MSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
             AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 HEISENFUZZ_LOG="$tmp/afl-${role#-? }.log" \
-            timeout 60 afl-fuzz $role -i "$tmp/afl/in" -o "$tmp/afl/out" -V 2 -- "$OUT/counter_afl" \
+            timeout 60 afl-fuzz $role -i "$tmp/afl/in" -o "$tmp/afl/out" -E 3000 -- "$OUT/counter_afl" \
             >"$tmp/afl-${role#-? }.out" 2>&1 &
     done
     wait
