@@ -5,6 +5,7 @@
 #   out/heisenfuzz             the command-line tool (all targets linked in)
 #   out/<target>_fuzzer        one libFuzzer binary per target
 #   out/<target>_afl           one AFL++ binary per target (when afl++ is installed)
+#   out/lib/                   what `heisenfuzz build-pthread` links a program with
 #   out/tests/*                the test programs (run by tests/run.sh), among them
 #                              test_regress_NAME for each tests/regress/NAME.c
 #
@@ -47,7 +48,7 @@ RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c)"
 # Everything in fuzz/ but what only a fuzzer binary has (the harness and its
 # engine feedback); tests link it all but main().
-TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$')"
+TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$' -e '^fuzz/pthread_driver\.c$')"
 # What a fuzzer binary links beside the runtime, its target and harness.c:
 # the engine feedback (one build per engine) and the discovery log.  Built
 # without coverage, so the engines see only the target and the runtime.
@@ -56,6 +57,30 @@ INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
 TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
+
+# pthread_lib OUT OBJDIR CFLAGS ENGINE_CC RUNTIME_OBJS FEEDBACK_OBJ DISCOVERY_OBJS NAME:
+# writes OUT/lib/libhf_pthread_NAME.a, the runtime and harness a pthread
+# program is linked with by `heisenfuzz build-pthread`, and beside it the
+# symbol list, linker script, header and compiler flags that command uses.
+# Only what is built from the runtime and fuzz/ goes in; nothing of targets/.
+PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/tool.c fuzz/files.c fuzz/minimize.c"
+pthread_lib() {
+    local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
+    local lib="$out/lib"
+    mkdir -p "$lib/include" "$objdir/pthread-$name"
+    local harness="$objdir/pthread-$name/harness.o" driver
+    # shellcheck disable=SC2086
+    $engine_cc $cflags $INCLUDES -DHF_TARGET=hf_pthread_program_target -c fuzz/harness.c -o "$harness"
+    driver=$(compile "$objdir/pthread-$name" "$cflags" $PTHREAD_DRIVER_SOURCES)
+    rm -f "$lib/libhf_pthread_$name.a"
+    # shellcheck disable=SC2086
+    ar rcs "$lib/libhf_pthread_$name.a" $rt $feedback $discovery $harness $driver
+    cp schedule/pthread.syms schedule/pthread.ld "$lib/"
+    cp schedule/pthread_atomics.h "$lib/include/"
+    # How the program is compiled: as the runtime was (optimisation,
+    # sanitizer), with access tracing and emulated thread-locals.
+    echo "$cflags" | sed 's/-std=c11 -Wall -Wextra -Werror //' >"$lib/pthread.cflags"
+}
 
 # compile OBJDIR FLAGS -- SOURCES...: prints the object files.
 compile() {
@@ -137,6 +162,8 @@ local_build() {
         $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
             fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
     done
+
+    pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_fuzz" "$feedback_lf" "$discovery_objs" libfuzzer
 
     # One AFL++ binary per target (its libFuzzer driver calls the same
     # harness).  afl-cc drops the load/store tracing: AFL++'s own timeout

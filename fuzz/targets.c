@@ -2,6 +2,7 @@
  * targets.c — the table of targets for the tool.
  */
 #include "targets.h"
+#include "tool.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,12 @@ const hf_target *hf_target_find(const char *name) {
     for (const hf_target *const *t = hf_targets; *t; t++)
         if (strcmp((*t)->name, name) == 0) return *t;
     return NULL;
+}
+
+const hf_target *hf_tool_target(const char *name) {
+    const hf_target *t = hf_target_find(name);
+    if (!t) fprintf(stderr, "heisenfuzz: unknown target '%s' (see 'heisenfuzz list')\n", name);
+    return t;
 }
 
 static const char buggy_suffix[] = "_buggy";

@@ -1,9 +1,9 @@
 /*
- * tool.c — helpers shared by the tool's commands.
+ * tool.c — helpers shared by the tool's commands (and by fuzzers that replay
+ * inputs themselves, fuzz/pthread_driver.c): it knows no target table.
  */
 #define _DEFAULT_SOURCE   /* clock_gettime, readlink */
 #include "tool.h"
-#include "targets.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,12 +18,6 @@ int hf_usage_error(const char *fmt, ...) {
     fputs(" (see 'heisenfuzz --help')\n", stderr);
     va_end(ap);
     return 2;
-}
-
-const hf_target *hf_tool_target(const char *name) {
-    const hf_target *t = hf_target_find(name);
-    if (!t) fprintf(stderr, "heisenfuzz: unknown target '%s' (see 'heisenfuzz list')\n", name);
-    return t;
 }
 
 void hf_tool_print_run(const hf_target *t, size_t size, const hf_result *r, bool timeline) {

@@ -32,5 +32,6 @@ int hf_bench_species(int argc, char **argv);
 int hf_cmd_explore(int argc, char **argv);
 int hf_cmd_minimize(int argc, char **argv);
 int hf_cmd_chart(int argc, char **argv);
+int hf_cmd_build_pthread(int argc, char **argv);
 
 #endif

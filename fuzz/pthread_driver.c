@@ -1,0 +1,114 @@
+/*
+ * pthread_driver.c — what a fuzzer built by `heisenfuzz build-pthread` does
+ * besides fuzzing: it replays and minimizes its own inputs, since the
+ * program it holds is in no target table of the tool.
+ *
+ *   PROG_fuzzer --replay FILE...            timeline, verdict, trace hash
+ *   PROG_fuzzer --minimize FILE -o OUT      the fewest decisions that still fail
+ *
+ * These are read in LLVMFuzzerInitialize, before libFuzzer parses its
+ * flags, and the process exits when done: libFuzzer never starts.  Any
+ * other command line goes to the engine.  The exit status follows the
+ * tool's: 0 ok, 1 a run failed, 2 bad usage or an unreadable file.
+ */
+#include "files.h"
+#include "minimize.h"
+#include "run.h"
+#include "tool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const hf_target hf_pthread_program_target;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static int usage(const char *prog, const char *problem) {
+    fprintf(stderr, "%s: %s\nusage: %s --replay FILE...\n       %s --minimize FILE -o OUT\n"
+                    "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog);
+    return 2;
+}
+
+static uint8_t *read_input(const char *path, size_t *size) {
+    char error[512];
+    uint8_t *data = hf_read_file(path, size, error, sizeof error);
+    if (!data) fprintf(stderr, "heisenfuzz: %s\n", error);
+    return data;
+}
+
+static int replay(int count, char **files) {
+    const hf_target *t = &hf_pthread_program_target;
+    int status = 0;
+    for (int f = 0; f < count; f++) {
+        size_t size;
+        uint8_t *data = read_input(files[f], &size);
+        if (!data) return 2;
+        hf_result r;
+        hf_run(t, data, size, &r);
+        free(data);
+        if (count > 1) printf("== %s\n", files[f]);
+        hf_tool_print_run(t, size, &r, true);
+        if (r.outcome != HF_OK) status = 1;
+    }
+    return status;
+}
+
+static int minimize(const char *in, const char *out) {
+    const hf_target *t = &hf_pthread_program_target;
+    size_t size;
+    uint8_t *data = read_input(in, &size);
+    if (!data) return 2;
+    hf_result r;
+    hf_run(t, data, size, &r);
+    if (r.outcome == HF_OK) {
+        fprintf(stderr, "heisenfuzz: %s: the run does not fail, there is nothing to minimize\n", in);
+        free(data);
+        return 2;
+    }
+    hf_goal goal;
+    hf_goal_from_result(&goal, &r);
+    hf_minimize_options options = {.max_runs = 100000, .max_seconds = 300, .progress = NULL};
+    hf_minimized m;
+    hf_minimize_status status = hf_minimize(t, &goal, data, size, &options, &m);
+    free(data);
+    if (status != HF_MINIMIZED) {
+        fprintf(stderr, "heisenfuzz: %s: the failure did not reproduce\n", in);
+        return 1;
+    }
+    char error[512];
+    if (hf_write_file(out, m.bytes, m.size, error, sizeof error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        hf_minimized_free(&m);
+        return 2;
+    }
+    printf("minimized %s: %u deviations -> %zu (%zu bytes, %llu runs, %.1f s)%s -> %s\n", in,
+           m.original_deviations, m.count, m.size, (unsigned long long)m.runs, m.seconds,
+           m.one_minimal ? ", 1-minimal" : "", out);
+    hf_run(t, m.bytes, m.size, &r);
+    hf_tool_print_run(t, m.size, &r, true);
+    hf_minimized_free(&m);
+    return 1;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    if (*argc < 2) return 0;
+    char **args = *argv;
+    const char *prog = args[0];
+    if (!strcmp(args[1], "--replay")) {
+        if (*argc < 3) exit(usage(prog, "--replay needs at least one file"));
+        exit(replay(*argc - 2, args + 2));
+    }
+    if (!strcmp(args[1], "--minimize")) {
+        if (*argc != 5 || strcmp(args[3], "-o")) exit(usage(prog, "--minimize needs FILE -o OUT"));
+        exit(minimize(args[2], args[4]));
+    }
+    if (!strcmp(args[1], "--help") || !strcmp(args[1], "-h")) {
+        usage(prog, "a fuzzer of schedules for one pthread program");
+        fprintf(stderr, "  HEISENFUZZ_PROGRAM_OUTPUT=1  show the program's own stdout/stderr\n"
+                        "  HEISENFUZZ_TRACE_HASH=1      print every run's trace hash\n"
+                        "  libFuzzer's own flags: %s -help=1\n", prog);
+        exit(0);
+    }
+    return 0;
+}
