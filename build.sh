@@ -45,7 +45,8 @@ target_symbols() { grep -o 'X([a-z0-9_]*_target)' fuzz/targets.h | sed 's/X(\(.*
 regress_sources() { ls tests/regress/*.c 2>/dev/null || true; }
 
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
-TARGET_SOURCES="$(ls targets/*/*.c)"
+# targets/pthread/ holds programs with a main, built by `heisenfuzz build-pthread`.
+TARGET_SOURCES="$(ls targets/*/*.c | grep -v '^targets/pthread/')"
 # Everything in fuzz/ but what only a fuzzer binary has (the harness and its
 # engine feedback); tests link it all but main().
 TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$' -e '^fuzz/pthread_driver\.c$')"

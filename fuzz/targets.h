@@ -10,9 +10,11 @@
 #define HF_FOR_EACH_TARGET(X) \
     X(counter_target)         \
     X(counter_buggy_target)   \
+    X(counter_nohint_buggy_target) \
     X(cluster_target)         \
     X(metrics_race_target)    \
     X(metrics_race_buggy_target) \
+    X(metrics_race_nohint_buggy_target) \
     X(kafka_idempotent_target) \
     X(kafka_idempotent_buggy_target) \
     X(lease_lock_target) \

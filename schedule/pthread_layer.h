@@ -50,6 +50,7 @@ typedef struct hfp_run {
     int threads_created;           /* names thread1, thread2, ... */
     int objects[8];                /* per kind of object: how many were named */
     hfp_key keys[HFP_KEYS];
+    int keys_created;              /* 0: no thread has destructors to run */
     hf_waitq once_waiters;         /* threads waiting for another's pthread_once */
     uint64_t rand_state;           /* the default sequence of rand() / random() */
     uintptr_t tls_variables;       /* -femulated-tls variables numbered */

@@ -81,6 +81,7 @@ int hfp_pthread_key_create(pthread_key_t *key, void (*destructor)(void *)) {
     for (unsigned k = 0; k < HFP_KEYS; k++) {
         if (hfp.keys[k].used) continue;
         hfp.keys[k] = (hfp_key){true, destructor};
+        hfp.keys_created++;
         for (int id = 1; id <= HF_MAX_TASKS; id++)
             if (hfp.threads[id]) hfp.threads[id]->key_values[k] = NULL;
         *key = k;
@@ -110,6 +111,7 @@ int hfp_pthread_setspecific(pthread_key_t key, const void *value) {
 
 /* As POSIX says: destructors of non-NULL values, repeated while some are set. */
 static void run_key_destructors(hfp_thread *t) {
+    if (!hfp.keys_created) return;
     for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++) {
         bool called = false;
         for (unsigned k = 0; k < HFP_KEYS; k++) {
