@@ -68,7 +68,7 @@ PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/tool.c fuzz/files.c fuzz/mini
 pthread_lib() {
     local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
     local lib="$out/lib"
-    mkdir -p "$lib/include" "$objdir/pthread-$name"
+    mkdir -p "$lib/include/std" "$objdir/pthread-$name"
     local harness="$objdir/pthread-$name/harness.o" driver
     # shellcheck disable=SC2086
     $engine_cc $cflags $INCLUDES -DHF_TARGET=hf_pthread_program_target -c fuzz/harness.c -o "$harness"
@@ -78,6 +78,7 @@ pthread_lib() {
     ar rcs "$lib/libhf_pthread_$name.a" $rt $feedback $discovery $harness $driver
     cp schedule/pthread.syms schedule/pthread.ld "$lib/"
     cp schedule/pthread_atomics.h "$lib/include/"
+    cp schedule/pthread_stdatomic.h "$lib/include/std/stdatomic.h"
     # How the program is compiled: as the runtime was (optimisation,
     # sanitizer), with access tracing and emulated thread-locals.
     echo "$cflags" | sed 's/-std=c11 -Wall -Wextra -Werror //' >"$lib/pthread.cflags"

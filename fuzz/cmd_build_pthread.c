@@ -5,7 +5,8 @@
  *
  * The program is compiled as usual but with load/store tracing (every
  * shared access a preemption point), emulated thread-locals and the atomics
- * header; then, in its objects only, the references to pthread_create,
+ * headers (pthread_atomics.h, and a stdatomic.h that wraps the compiler's);
+ * then, in its objects only, the references to pthread_create,
  * main, printf, ... are renamed to the pthread layer's (OUT/lib/
  * pthread.syms), so libFuzzer's own threads keep the real pthreads.  The
  * objects are merged into one with their writable data gathered
@@ -179,10 +180,12 @@ static void remove_dir(const char *dir, int objects) {
 static int build(const options *o, const char *lib, const char *tmp) {
     const char *engine = o->afl ? "afl" : "libfuzzer";
     char archive[PATH_MAX], syms[PATH_MAX], script[PATH_MAX], header[PATH_MAX], flags_path[PATH_MAX];
+    char std_dir[PATH_MAX];
     snprintf(archive, sizeof archive, "%s/libhf_pthread_%s.a", lib, engine);
     snprintf(syms, sizeof syms, "%s/pthread.syms", lib);
     snprintf(script, sizeof script, "%s/pthread.ld", lib);
     snprintf(header, sizeof header, "%s/include/pthread_atomics.h", lib);
+    snprintf(std_dir, sizeof std_dir, "%s/include/std", lib);
     snprintf(flags_path, sizeof flags_path, "%s/pthread.cflags", lib);
     if (access(archive, R_OK) != 0)
         return fail("no %s (build it with ./build.sh%s)", archive, o->afl ? "; AFL++ needs afl-clang-fast and no sanitizer" : "");
@@ -214,6 +217,8 @@ static int build(const options *o, const char *lib, const char *tmp) {
         args[n++] = "-femulated-tls";
         args[n++] = "-include";
         args[n++] = header;
+        args[n++] = "-isystem";
+        args[n++] = std_dir;
         for (int f = 0; f < o->cflag_count && n < MAX_ARGS - 5; f++) args[n++] = (char *)o->cflags[f];
         snprintf(objects[s], sizeof objects[s], "%s/%d.o", tmp, s);
         args[n++] = "-c";

@@ -8,17 +8,22 @@
  *
  * These are read in LLVMFuzzerInitialize, before libFuzzer parses its
  * flags, and the process exits when done: libFuzzer never starts.  Any
- * other command line goes to the engine.  The exit status follows the
+ * other command line goes to the engine.  A replayed run that crashes (a
+ * signal, or a sanitizer's report) still prints its timeline up to the
+ * crash.  The exit status follows the
  * tool's: 0 ok, 1 a run failed, 2 bad usage or an unreadable file.
  */
+#define _GNU_SOURCE   /* sigaction, sigaltstack, strsignal */
 #include "files.h"
 #include "minimize.h"
 #include "run.h"
 #include "tool.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const hf_target hf_pthread_program_target;
 
@@ -37,7 +42,49 @@ static uint8_t *read_input(const char *path, size_t *size) {
     return data;
 }
 
+/* ---- A crash during a replay: the timeline up to it ----------------------- */
+
+static volatile sig_atomic_t crash_reported;
+
+static void report_crash(const char *what) {
+    if (crash_reported) return;
+    crash_reported = 1;
+    fflush(stdout);
+    printf("\n-- the run crashed (%s); the timeline up to the crash:\n", what);
+    hf_print_timeline(stdout, 0);
+    printf("verdict: fail crash (%s)\n", what);
+    fflush(stdout);
+}
+
+static void on_fatal_signal(int sig) {
+    /* Not async-signal-safe, but the process is lost anyway; the timeline
+     * is what makes the crash a replayable schedule. */
+    report_crash(strsignal(sig));
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Sanitizers call it before they end the process (their report printed). */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+static void on_sanitizer_death(void) { report_crash("a sanitizer report"); }
+
+static void install_crash_report(void) {
+    static char alternate_stack[64 * 1024];   /* a fiber's overflowed stack is no place to run */
+    stack_t ss = {.ss_sp = alternate_stack, .ss_size = sizeof alternate_stack, .ss_flags = 0};
+    sigaltstack(&ss, NULL);
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sa.sa_flags = SA_ONSTACK;
+        sigaction(fatal[i], &sa, NULL);
+    }
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
+}
+
 static int replay(int count, char **files) {
+    install_crash_report();
     const hf_target *t = &hf_pthread_program_target;
     int status = 0;
     for (int f = 0; f < count; f++) {

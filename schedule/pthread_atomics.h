@@ -1,13 +1,17 @@
 /*
- * pthread_atomics.h — makes every C11 and GCC atomic read-modify-write of a
+ * pthread_atomics.h — makes every GCC atomic builtin read-modify-write of a
  * pthread program a preemption point.  `heisenfuzz build-pthread` includes
- * it ahead of the program's own code (clang -include).
+ * it ahead of the program's own code (clang -include), so it includes no
+ * header itself: the program's feature macros (_GNU_SOURCE) must still
+ * decide what the system headers declare.  C11's <stdatomic.h> operations
+ * are wrapped by the stdatomic.h beside it (pthread_stdatomic.h, found
+ * first on the include path).
  *
  * Plain atomic loads and stores are loads and stores, which the load/store
  * tracing already turns into preemption points; an exchange, a
  * compare-and-swap or a fetch-and-add is neither to the tracing, so each is
- * wrapped here: a call that may switch threads, then the operation itself.
- * A function-like macro is not expanded inside its own expansion, so each
+ * wrapped: a call that may switch threads, then the operation itself.  A
+ * function-like macro is not expanded inside its own expansion, so each
  * wrapper can name the builtin it wraps.  Operators on _Atomic objects
  * (x++, x += 2) compile to the same instructions with no call to wrap:
  * those are not preemption points (a limit, written in the README).
@@ -16,54 +20,10 @@
 #define HF_PTHREAD_ATOMICS_H
 
 #ifndef __cplusplus
-#include <stdatomic.h>
-
 void hfp_atomic_point(const volatile void *object);
 
 #define HFP_RMW_(call, obj, ...) \
     __extension__({ __typeof__(obj) hfp_obj_ = (obj); hfp_atomic_point(hfp_obj_); call(hfp_obj_, __VA_ARGS__); })
-
-/* C11 <stdatomic.h> */
-#undef atomic_exchange
-#undef atomic_exchange_explicit
-#undef atomic_compare_exchange_strong
-#undef atomic_compare_exchange_strong_explicit
-#undef atomic_compare_exchange_weak
-#undef atomic_compare_exchange_weak_explicit
-#undef atomic_fetch_add
-#undef atomic_fetch_add_explicit
-#undef atomic_fetch_sub
-#undef atomic_fetch_sub_explicit
-#undef atomic_fetch_or
-#undef atomic_fetch_or_explicit
-#undef atomic_fetch_xor
-#undef atomic_fetch_xor_explicit
-#undef atomic_fetch_and
-#undef atomic_fetch_and_explicit
-#undef atomic_flag_test_and_set
-#undef atomic_flag_test_and_set_explicit
-#define atomic_exchange(o, v) HFP_RMW_(__c11_atomic_exchange, o, v, __ATOMIC_SEQ_CST)
-#define atomic_exchange_explicit(o, v, m) HFP_RMW_(__c11_atomic_exchange, o, v, m)
-#define atomic_compare_exchange_strong(o, e, d) \
-    HFP_RMW_(__c11_atomic_compare_exchange_strong, o, e, d, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
-#define atomic_compare_exchange_strong_explicit(o, e, d, s, f) \
-    HFP_RMW_(__c11_atomic_compare_exchange_strong, o, e, d, s, f)
-#define atomic_compare_exchange_weak(o, e, d) \
-    HFP_RMW_(__c11_atomic_compare_exchange_weak, o, e, d, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
-#define atomic_compare_exchange_weak_explicit(o, e, d, s, f) \
-    HFP_RMW_(__c11_atomic_compare_exchange_weak, o, e, d, s, f)
-#define atomic_fetch_add(o, v) HFP_RMW_(__c11_atomic_fetch_add, o, v, __ATOMIC_SEQ_CST)
-#define atomic_fetch_add_explicit(o, v, m) HFP_RMW_(__c11_atomic_fetch_add, o, v, m)
-#define atomic_fetch_sub(o, v) HFP_RMW_(__c11_atomic_fetch_sub, o, v, __ATOMIC_SEQ_CST)
-#define atomic_fetch_sub_explicit(o, v, m) HFP_RMW_(__c11_atomic_fetch_sub, o, v, m)
-#define atomic_fetch_or(o, v) HFP_RMW_(__c11_atomic_fetch_or, o, v, __ATOMIC_SEQ_CST)
-#define atomic_fetch_or_explicit(o, v, m) HFP_RMW_(__c11_atomic_fetch_or, o, v, m)
-#define atomic_fetch_xor(o, v) HFP_RMW_(__c11_atomic_fetch_xor, o, v, __ATOMIC_SEQ_CST)
-#define atomic_fetch_xor_explicit(o, v, m) HFP_RMW_(__c11_atomic_fetch_xor, o, v, m)
-#define atomic_fetch_and(o, v) HFP_RMW_(__c11_atomic_fetch_and, o, v, __ATOMIC_SEQ_CST)
-#define atomic_fetch_and_explicit(o, v, m) HFP_RMW_(__c11_atomic_fetch_and, o, v, m)
-#define atomic_flag_test_and_set(o) HFP_RMW_(__c11_atomic_exchange, &(o)->_Value, 1, __ATOMIC_SEQ_CST)
-#define atomic_flag_test_and_set_explicit(o, m) HFP_RMW_(__c11_atomic_exchange, &(o)->_Value, 1, m)
 
 /* GCC's __atomic and __sync builtins */
 #define __atomic_exchange_n(p, ...) HFP_RMW_(__atomic_exchange_n, p, __VA_ARGS__)
