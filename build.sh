@@ -64,7 +64,7 @@ TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
 # program is linked with by `heisenfuzz build-pthread`, and beside it the
 # symbol list, linker script, header and compiler flags that command uses.
 # Only what is built from the runtime and fuzz/ goes in; nothing of targets/.
-PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/tool.c fuzz/files.c fuzz/minimize.c"
+PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/tool.c fuzz/files.c fuzz/minimize.c fuzz/explore.c fuzz/strategy.c"
 pthread_lib() {
     local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
     local lib="$out/lib"

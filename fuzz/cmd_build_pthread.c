@@ -123,20 +123,28 @@ static int run_tool(char *const *args, const char *env, const char *log, bool ve
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The first line of `path` that reads like a compiler error, else its first line. */
+/* The first line of `path` that reads like an error (a compiler's, or the
+ * linker's "undefined reference"), else its first line.  clang's closing
+ * "linker command failed" says nothing the line before it does not. */
+static bool reads_like_error(const char *line) {
+    return (strstr(line, "error") || strstr(line, "undefined reference") || strstr(line, "multiple definition")) &&
+           !strstr(line, "linker command failed");
+}
+
 static void first_error(const char *path, char *out, size_t size) {
     snprintf(out, size, "(no message)");
     FILE *f = fopen(path, "r");
     if (!f) return;
     char line[1024];
-    bool found = false, first = true;
+    bool first = true;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        if (first || (!found && strstr(line, "error"))) {
+        if (reads_like_error(line)) {
             snprintf(out, size, "%s", line);
-            found = strstr(line, "error") != NULL;
-            first = false;
+            break;
         }
+        if (first) snprintf(out, size, "%s", line);
+        first = false;
     }
     fclose(f);
 }

@@ -5,6 +5,8 @@
  *
  *   PROG_fuzzer --replay FILE...            timeline, verdict, trace hash
  *   PROG_fuzzer --minimize FILE -o OUT      the fewest decisions that still fail
+ *   PROG_fuzzer --explore [OPTIONS]         `heisenfuzz explore`'s baselines
+ *                                           (uniform random, PCT) on the program
  *
  * These are read in LLVMFuzzerInitialize, before libFuzzer parses its
  * flags, and the process exits when done: libFuzzer never starts.  Any
@@ -31,8 +33,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static int usage(const char *prog, const char *problem) {
     fprintf(stderr, "%s: %s\nusage: %s --replay FILE...\n       %s --minimize FILE -o OUT\n"
-                    "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog);
+                    "       %s --explore [--strategy bytes|random|pct] [--runs N] [--seed S] [--depth D] [--until-fail]\n"
+                    "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog, prog);
     return 2;
+}
+
+/* The tool's commands find targets by name; this binary has one. */
+const hf_target *hf_tool_target(const char *name) {
+    if (!strcmp(name, hf_pthread_program_target.name)) return &hf_pthread_program_target;
+    fprintf(stderr, "heisenfuzz: this fuzzer holds one program, '%s', not '%s'\n", hf_pthread_program_target.name,
+            name);
+    return NULL;
+}
+
+static int explore(int argc, char **argv) {
+    char *args[64];
+    int n = 0;
+    args[n++] = "explore";
+    args[n++] = (char *)hf_pthread_program_target.name;
+    for (int i = 0; i < argc && n < 63; i++) args[n++] = argv[i];
+    args[n] = NULL;
+    return hf_cmd_explore(n, args);
 }
 
 static uint8_t *read_input(const char *path, size_t *size) {
@@ -150,6 +171,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
         if (*argc != 5 || strcmp(args[3], "-o")) exit(usage(prog, "--minimize needs FILE -o OUT"));
         exit(minimize(args[2], args[4]));
     }
+    if (!strcmp(args[1], "--explore")) exit(explore(*argc - 2, args + 2));
     if (!strcmp(args[1], "--help") || !strcmp(args[1], "-h")) {
         usage(prog, "a fuzzer of schedules for one pthread program");
         fprintf(stderr, "  HEISENFUZZ_PROGRAM_OUTPUT=1  show the program's own stdout/stderr\n"
