@@ -181,10 +181,15 @@ local_build() {
         rt_afl=$(compile "$obj/afl" "$cflags" $RUNTIME_SOURCES)
         tg_afl=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
         for sym in $(target_symbols); do
+            # Preempted at shared accesses: nothing to preempt without the tracing.
+            case $sym in *_nohint_*) continue ;; esac
             # shellcheck disable=SC2086
             $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
                 fuzz/harness.c $feedback_afl $discovery_objs $rt_afl $tg_afl -lm
         done
+        # build-pthread --afl compiles the program in AFL++'s LLVM-NATIVE
+        # mode, which keeps the tracing, against this runtime.
+        pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_afl" "$feedback_afl" "$discovery_objs" afl
         CC=clang
     fi
     echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2

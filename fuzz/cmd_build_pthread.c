@@ -95,10 +95,10 @@ static int parse(int argc, char **argv, options *o) {
     return 0;
 }
 
-/* Runs argv[0] (found on PATH) with `env` added to the environment, its
- * stdout and stderr into `log` (NULL: inherited).  Returns its exit status,
- * or -1 when it could not run. */
-static int run_tool(char *const *args, const char *env, const char *log, bool verbose) {
+/* Runs argv[0] (found on PATH) with `env` (NULL-terminated, or NULL) added
+ * to the environment, its stdout and stderr into `log` (NULL: inherited).
+ * Returns its exit status, or -1 when it could not run. */
+static int run_tool(char *const *args, char *const *env, const char *log, bool verbose) {
     if (verbose) {
         for (int i = 0; args[i]; i++) fprintf(stderr, "%s%s", i ? " " : "+ ", args[i]);
         fputc('\n', stderr);
@@ -113,7 +113,7 @@ static int run_tool(char *const *args, const char *env, const char *log, bool ve
             dup2(fd, 2);
             close(fd);
         }
-        if (env) putenv((char *)env);
+        for (int i = 0; env && env[i]; i++) putenv(env[i]);
         execvp(args[0], args);
         _exit(127);
     }
@@ -205,12 +205,15 @@ static int build(const options *o, const char *lib, const char *tmp) {
     }
     fclose(ff);
 
-    /* AFL++ keeps clang's own load/store tracing only in its LLVM-NATIVE mode. */
+    /* AFL++ keeps clang's own load/store tracing only in its LLVM-NATIVE
+     * mode, where its coverage is clang's trace-pc-guard. */
     const char *cc = o->afl ? "afl-clang-fast" : "clang";
-    const char *cc_env = o->afl ? "AFL_LLVM_INSTRUMENT=LLVM-NATIVE" : NULL;
+    static char *afl_env[] = {"AFL_LLVM_INSTRUMENT=LLVM-NATIVE", "AFL_QUIET=1", NULL};
+    char *const *cc_env = o->afl ? afl_env : NULL;
     /* libFuzzer's -fsanitize=fuzzer-no-link but for stack-depth, whose
      * thread-local would become an emulated one libFuzzer does not define. */
-    const char *coverage = "-fsanitize-coverage=inline-8bit-counters,indirect-calls,trace-cmp,pc-table";
+    const char *coverage = o->afl ? "-fsanitize-coverage=trace-pc-guard"
+                                  : "-fsanitize-coverage=inline-8bit-counters,indirect-calls,trace-cmp,pc-table";
     char log[PATH_MAX], objects[MAX_SOURCES][PATH_MAX];
     snprintf(log, sizeof log, "%s/compile.log", tmp);
     for (int s = 0; s < o->source_count; s++) {
@@ -222,7 +225,9 @@ static int build(const options *o, const char *lib, const char *tmp) {
         n = add_words(words, args, n);
         args[n++] = (char *)coverage;
         args[n++] = "-fsanitize-coverage=trace-loads,trace-stores";
-        args[n++] = "-femulated-tls";
+        /* MSan's instrumentation reads its own thread-locals, which cannot
+         * be emulated: under MSan a __thread variable is one per process. */
+        if (!strstr(recorded, "-fsanitize=memory")) args[n++] = "-femulated-tls";
         args[n++] = "-include";
         args[n++] = header;
         args[n++] = "-isystem";
@@ -288,7 +293,10 @@ static int build(const options *o, const char *lib, const char *tmp) {
     args[n++] = "-o";
     args[n++] = temporary;
     args[n++] = merged;
+    /* The engines' drivers refer to these weakly, which pulls nothing out of
+     * an archive. */
     args[n++] = "-Wl,-u,LLVMFuzzerInitialize";
+    args[n++] = "-Wl,-u,LLVMFuzzerTestOneInput";
     args[n++] = archive;
     args[n++] = "-lm";
     args[n++] = "-lpthread";

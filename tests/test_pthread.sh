@@ -201,6 +201,24 @@ if [ -n "${HF_OUT_ASAN:-}" ]; then
     fi
 fi
 
+# ---- AFL++ ------------------------------------------------------------------
+
+if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ]; then
+    dir="$work/afl"
+    mkdir -p "$dir/in"
+    printf '\0' >"$dir/in/calm"
+    if "$hf" build-pthread --afl targets/pthread/lost_update_buggy.c -o "$dir/buggy" >/dev/null 2>"$dir/build.log"; then
+        AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 \
+            timeout 200 afl-fuzz -i "$dir/in" -o "$dir/out" -s 1 -E 100000 -V 120 -- "$dir/buggy" >"$dir/log" 2>&1
+        crash=$(ls "$dir"/out/default/crashes/id:* 2>/dev/null | head -1)
+        got=$([ -n "$crash" ] && "$dir/buggy" --replay "$crash" | grep '^verdict:')
+        [[ "$got" == *"counter == THREADS * INCREMENTS"* ]]
+        check $? "lost_update_buggy under AFL++ (build-pthread --afl, -s 1): a crash that replays as '$got'"
+    else
+        echo "not ok - build-pthread --afl: $(cat "$dir/build.log")"
+    fi
+fi
+
 # ---- hf.h targets without hf_switch_point() -----------------------------------
 
 for target in counter_nohint_buggy metrics_race_nohint_buggy; do
