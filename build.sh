@@ -165,7 +165,10 @@ local_build() {
             fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
     done
 
-    pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_fuzz" "$feedback_lf" "$discovery_objs" libfuzzer
+    # The pthread runtime goes in without coverage: the engine is steered by
+    # the program's code and the behaviour features, and a pthread call (a
+    # hot path) does not pay for comparison callbacks in the scheduler.
+    pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_plain" "$feedback_lf" "$discovery_objs" libfuzzer
 
     # One AFL++ binary per target (its libFuzzer driver calls the same
     # harness).  afl-cc drops the load/store tracing: AFL++'s own timeout
@@ -189,7 +192,7 @@ local_build() {
         done
         # build-pthread --afl compiles the program in AFL++'s LLVM-NATIVE
         # mode, which keeps the tracing, against this runtime.
-        pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_afl" "$feedback_afl" "$discovery_objs" afl
+        pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_plain" "$feedback_afl" "$discovery_objs" afl
         CC=clang
     fi
     echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2

@@ -62,10 +62,13 @@ int hfp_pthread_mutex_destroy(pthread_mutex_t *m) {
     return s->owner ? EBUSY : 0;
 }
 
-static void mutex_take(mutex_state *s) {
+/* Only a contended acquisition or release is traced: an event per
+ * uncontended lock would cost more than the lock itself, and the timeline
+ * already shows who ran; a wait is where a lock tells the story. */
+static void mutex_take(mutex_state *s, bool waited) {
     s->owner = hf_self();
     s->depth = 1;
-    hf_emit(HF_EV_NOTE, 0, 0, s->lock_note, 0);
+    if (waited) hf_emit(HF_EV_NOTE, 0, 0, s->lock_note, 0);
 }
 
 /* Locks, waiting at most until `abstime` (NULL: forever) unless `try`. */
@@ -79,13 +82,15 @@ static int mutex_lock(pthread_mutex_t *m, bool try, const struct timespec *absti
         if (try) return EBUSY;
         /* A normal mutex locked twice by its owner: the thread deadlocks. */
     }
+    bool waited = false;
     while (s->owner != 0) {
         if (try) return EBUSY;
         uint64_t timeout = 0;
         if (abstime && (timeout = hfp_until(CLOCK_REALTIME, abstime)) == 0) return ETIMEDOUT;
         hfp_block(&s->waiters, s->name, timeout);
+        waited = true;
     }
-    mutex_take(s);
+    mutex_take(s, waited);
     return 0;
 }
 
@@ -109,8 +114,10 @@ static int mutex_release(mutex_state *s) {
     }
     if (--s->depth > 0) return 0;
     s->owner = 0;
-    hf_emit(HF_EV_NOTE, 0, 0, s->unlock_note, 0);
-    hfp_wake_one(&s->waiters);
+    if (s->waiters.head) {
+        hf_emit(HF_EV_NOTE, 0, 0, s->unlock_note, 0);
+        hfp_wake_one(&s->waiters);
+    }
     return 0;
 }
 
@@ -175,8 +182,12 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespe
         if (abstime && (timeout = hfp_until(s->clock, abstime)) == 0) result = ETIMEDOUT;
         else if (!hfp_block(&s->waiters, s->name, timeout)) result = ETIMEDOUT;
     }
-    while (ms->owner != 0) hfp_block(&ms->waiters, ms->name, 0);
-    mutex_take(ms);
+    bool waited = false;
+    while (ms->owner != 0) {
+        hfp_block(&ms->waiters, ms->name, 0);
+        waited = true;
+    }
+    mutex_take(ms, waited);
     ms->depth = depth;
     return result;
 }

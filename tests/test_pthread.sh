@@ -211,7 +211,7 @@ if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ]; then
         AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 \
             timeout 200 afl-fuzz -i "$dir/in" -o "$dir/out" -s 1 -E 100000 -V 120 -- "$dir/buggy" >"$dir/log" 2>&1
         crash=$(ls "$dir"/out/default/crashes/id:* 2>/dev/null | head -1)
-        got=$([ -n "$crash" ] && "$dir/buggy" --replay "$crash" | grep '^verdict:')
+        got=$([ -n "$crash" ] && "$dir/buggy" --replay "$crash" 2>/dev/null | grep '^verdict:')
         [[ "$got" == *"counter == THREADS * INCREMENTS"* ]]
         check $? "lost_update_buggy under AFL++ (build-pthread --afl, -s 1): a crash that replays as '$got'"
     else
