@@ -18,7 +18,10 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 hfp_run hfp;
 
@@ -216,6 +219,47 @@ int hfp_sched_yield(void) {
 
 int hfp_pthread_yield(void);
 int hfp_pthread_yield(void) { return hfp_sched_yield(); }
+
+/* Names and affinity mean nothing to a task; cancellation and signals are
+ * not modelled, and a real one would act on a pthread_t that is a task id:
+ * the run fails saying so instead. */
+int hfp_pthread_setname_np(pthread_t thread, const char *name);
+int hfp_pthread_setname_np(pthread_t thread, const char *name) {
+    (void)thread;
+    return name && strlen(name) < 16 ? 0 : ERANGE;
+}
+
+int hfp_pthread_getname_np(pthread_t thread, char *name, size_t size);
+int hfp_pthread_getname_np(pthread_t thread, char *name, size_t size) {
+    if (!thread_of(thread)) return ESRCH;
+    int n = snprintf(name, size, "%s", hf_task_name((int)thread));
+    return n < 0 || (size_t)n >= size ? ERANGE : 0;
+}
+
+int hfp_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set);
+int hfp_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set) {
+    (void)size;
+    (void)set;
+    return thread_of(thread) ? 0 : ESRCH;
+}
+
+static void unsupported(const char *call) __attribute__((noreturn));
+static void unsupported(const char *call) {
+    hf_fail(HF_FAIL_CONFIG, NULL, "%s in %s: not supported by the pthread layer", call, hf_task_name(hf_self()));
+}
+
+int hfp_pthread_cancel(pthread_t thread);
+int hfp_pthread_cancel(pthread_t thread) { (void)thread; unsupported("pthread_cancel"); }
+
+int hfp_pthread_kill(pthread_t thread, int sig);
+int hfp_pthread_kill(pthread_t thread, int sig) {
+    (void)thread;
+    (void)sig;
+    unsupported("pthread_kill");
+}
+
+pid_t hfp_fork(void);
+pid_t hfp_fork(void) { unsupported("fork"); }
 
 /* ---- The process --------------------------------------------------------- */
 

@@ -214,6 +214,17 @@ if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ]; then
         got=$([ -n "$crash" ] && "$dir/buggy" --replay "$crash" 2>/dev/null | grep '^verdict:')
         [[ "$got" == *"counter == THREADS * INCREMENTS"* ]]
         check $? "lost_update_buggy under AFL++ (build-pthread --afl, -s 1): a crash that replays as '$got'"
+        # The AFL++ driver silences stderr around each run unless AFL_DEBUG is set.
+        agree=0 n=0
+        for f in "$dir"/out/default/queue/id:*; do
+            [ $n -lt 8 ] || break
+            n=$((n + 1))
+            want=$("$dir/buggy" --replay "$f" 2>/dev/null | sed -n 's/^trace-hash: //p')
+            got=$(AFL_DEBUG=1 HEISENFUZZ_TRACE_HASH=1 "$dir/buggy" "$f" 2>&1 | sed -n 's/^trace-hash: //p' | head -1)
+            [ -n "$want" ] && [ "$got" = "$want" ] || agree=1
+        done
+        [ $n -gt 0 ]
+        check $((agree | $?)) "lost_update_buggy under AFL++: the AFL++ binary and --replay agree on $n queue entries' trace hashes"
     else
         echo "not ok - build-pthread --afl: $(cat "$dir/build.log")"
     fi
