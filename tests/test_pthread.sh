@@ -49,6 +49,30 @@ bad_input "$work/broken.c" "does not compile: $work/broken.c:1:25: error"
 bad_input "$work/prog.cpp" "a C++ file"
 bad_input "$work/missing.c" "No such file"
 
+# A program of two files: a global defined in one, raced on in the other.
+cat >"$work/two_main.c" <<'PROGRAM'
+#include <assert.h>
+#include <pthread.h>
+int shared;
+void *bump(void *arg);
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, bump, 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    assert(shared == 2);
+    return 0;
+}
+PROGRAM
+printf 'extern int shared;\nvoid *bump(void *arg) { (void)arg; shared = shared + 1; return 0; }\n' >"$work/two_bump.c"
+mkdir -p "$work/two/corpus"
+if "$hf" build-pthread "$work/two_main.c" "$work/two_bump.c" -o "$work/two/fuzzer" >/dev/null 2>&1; then
+    (cd "$work/two" && timeout 120 ./fuzzer -seed=1 -runs=20000 -artifact_prefix="$work/two/" corpus >log 2>&1)
+    grep -q "assertion failed in main: shared == 2" "$work/two/log"
+    check $? "a program of two source files: its lost update is found"
+else
+    echo "not ok - build-pthread of two source files failed"
+fi
+
 # ---- the suite --------------------------------------------------------------
 
 build() {   # build TOOL SOURCE OUTPUT
