@@ -69,9 +69,10 @@ pthread_lib() {
     local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
     local lib="$out/lib"
     mkdir -p "$lib/include/std" "$objdir/pthread-$name"
-    local harness="$objdir/pthread-$name/harness.o" driver
+    local harness="$objdir/pthread-$name/harness.o" driver engine=-DHF_ENGINE_LIBFUZZER
+    [ "$name" = afl ] && engine=-DHF_ENGINE_AFL
     # shellcheck disable=SC2086
-    $engine_cc $cflags $INCLUDES -DHF_TARGET=hf_pthread_program_target -c fuzz/harness.c -o "$harness"
+    $engine_cc $cflags $INCLUDES $engine -DHF_TARGET=hf_pthread_program_target -c fuzz/harness.c -o "$harness"
     driver=$(compile "$objdir/pthread-$name" "$cflags" $PTHREAD_DRIVER_SOURCES)
     rm -f "$lib/libhf_pthread_$name.a"
     # shellcheck disable=SC2086
