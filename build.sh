@@ -3,8 +3,11 @@
 #
 # Locally (no OSS-Fuzz variables set) it builds with clang into out/:
 #   out/heisenfuzz             the command-line tool (all targets linked in)
-#   out/<target>_fuzzer        one libFuzzer binary per target
-#   out/<target>_afl           one AFL++ binary per target (when afl++ is installed)
+#   out/<target>_fuzzer        one libFuzzer binary per target: the full search
+#                              (generator records, the decision mutator, behaviour features)
+#   out/<target>_bytes_fuzzer  the same with libFuzzer's byte mutator alone (the control)
+#   out/<target>_afl           one AFL++ binary per target (when afl++ is installed), and
+#   out/<target>_afl_mutator.so  its decision mutator (AFL_CUSTOM_MUTATOR_LIBRARY)
 #   out/lib/                   what `heisenfuzz build-pthread` links a program with
 #   out/tests/*                the test programs (run by tests/run.sh), among them
 #                              test_regress_NAME for each tests/regress/NAME.c
@@ -49,11 +52,15 @@ RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 TARGET_SOURCES="$(ls targets/*/*.c | grep -v '^targets/pthread/')"
 # Everything in fuzz/ but what only a fuzzer binary has (the harness and its
 # engine feedback); tests link it all but main().
-TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$' -e '^fuzz/pthread_driver\.c$')"
+TOOL_SOURCES="$(ls fuzz/*.c | grep -v -e '^fuzz/harness\.c$' -e '^fuzz/feedback\.c$' -e '^fuzz/mutator_afl\.c$' \
+    -e '^fuzz/pthread_driver\.c$')"
 # What a fuzzer binary links beside the runtime, its target and harness.c:
-# the engine feedback (one build per engine) and the discovery log.  Built
-# without coverage, so the engines see only the target and the runtime.
-DISCOVERY_SOURCES="fuzz/discovery.c fuzz/species.c fuzz/estimate.c fuzz/status.c"
+# the engine feedback (one build per engine), the discovery log and the
+# decision mutator.  Built without coverage, so the engines see only the
+# target and the runtime.
+DISCOVERY_SOURCES="fuzz/discovery.c fuzz/species.c fuzz/estimate.c fuzz/status.c fuzz/mutate.c fuzz/strategy.c"
+# The AFL++ mutator library: the mutator, and what it runs a target with.
+AFL_MUTATOR_SOURCES="fuzz/mutate.c fuzz/strategy.c fuzz/files.c fuzz/standalone.c"
 INCLUDES="-Ischedule -Ifuzz"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
@@ -64,7 +71,8 @@ TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
 # program is linked with by `heisenfuzz build-pthread`, and beside it the
 # symbol list, linker script, header and compiler flags that command uses.
 # Only what is built from the runtime and fuzz/ goes in; nothing of targets/.
-PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/tool.c fuzz/files.c fuzz/minimize.c fuzz/explore.c fuzz/strategy.c"
+# strategy.c comes with the discovery objects.
+PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/tool.c fuzz/files.c fuzz/minimize.c fuzz/explore.c"
 pthread_lib() {
     local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
     local lib="$out/lib"
@@ -162,8 +170,11 @@ local_build() {
     for sym in $(target_symbols); do
         local name=${sym%_target}
         # shellcheck disable=SC2086
-        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_LIBFUZZER -DHF_TARGET="$sym" -o "$out/${name}_fuzzer" \
             fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
+        # shellcheck disable=SC2086
+        $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_LIBFUZZER -DHF_BYTE_MUTATOR_ONLY -DHF_TARGET="$sym" \
+            -o "$out/${name}_bytes_fuzzer" fuzz/harness.c $feedback_lf $discovery_objs $rt_fuzz $tg_fuzz -lm
     done
 
     # The pthread runtime goes in without coverage: the engine is steered by
@@ -188,13 +199,24 @@ local_build() {
             # Preempted at shared accesses: nothing to preempt without the tracing.
             case $sym in *_nohint_*) continue ;; esac
             # shellcheck disable=SC2086
-            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
+            $CC $cflags -fsanitize=fuzzer $INCLUDES -DHF_ENGINE_AFL -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl" \
                 fuzz/harness.c $feedback_afl $discovery_objs $rt_afl $tg_afl -lm
         done
         # build-pthread --afl compiles the program in AFL++'s LLVM-NATIVE
         # mode, which keeps the tracing, against this runtime.
         pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_plain" "$feedback_afl" "$discovery_objs" afl
         CC=clang
+        # The mutator runs inside afl-fuzz: position-independent, and built
+        # like the tool (no engine; load/store tracing catches spinning tasks).
+        local rt_pic tg_pic mutator_pic
+        rt_pic=$(compile "$obj/pic" "$cflags -fPIC" $RUNTIME_SOURCES)
+        tg_pic=$(compile "$obj/pic" "$cflags -fPIC -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
+        mutator_pic=$(compile "$obj/pic" "$cflags -fPIC" $AFL_MUTATOR_SOURCES)
+        for sym in $(target_symbols); do
+            # shellcheck disable=SC2086
+            $CC $cflags -fPIC -shared $INCLUDES -DHF_TARGET="$sym" -o "$out/${sym%_target}_afl_mutator.so" \
+                fuzz/mutator_afl.c $mutator_pic $rt_pic $tg_pic -lm
+        done
     fi
     echo "build.sh: built $out/heisenfuzz, $(target_symbols | wc -l) fuzzers and $(( $(ls tests/test_*.c | wc -l) + $(regress_sources | wc -l) )) test programs${sanitizer:+ (sanitizer: $sanitizer)}" >&2
 }
@@ -220,7 +242,7 @@ oss_fuzz_build() {
         local name=${sym%_target}
         local h="$obj/harness/$name.o"
         # shellcheck disable=SC2086
-        $CC -std=c11 $CFLAGS $INCLUDES -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
+        $CC -std=c11 $CFLAGS $INCLUDES $engine -DHF_TARGET="$sym" -c fuzz/harness.c -o "$h"
         # shellcheck disable=SC2086
         $CXX $CXXFLAGS -o "$OUT/${name}_fuzzer" "$h" $harness $rt $tg $LIB_FUZZING_ENGINE -lm
         local dir; dir=$(target_dir "$name")

@@ -1,15 +1,27 @@
 /*
  * bench_search.c — `heisenfuzz bench --search`: how many executions each
- * search strategy needs to find each buggy target's bug, median over seeds.
+ * search needs to find each buggy target's bug, over seeds.
  *
- *   random     every decision uniformly random (in process)
- *   pct        PCT with d = 3 (in process)
- *   coverage   libFuzzer with code coverage only (HEISENFUZZ_FEATURES=0)
- *   behaviour  libFuzzer with code coverage plus behaviour features
+ *   random       every decision uniformly random (in process)
+ *   swarm        a fault profile and rates drawn per run (in process)
+ *   pct          PCT with d = 3 (in process)
+ *   lf-bytes     libFuzzer, code coverage only, its byte mutator alone: the
+ *                control (<target>_bytes_fuzzer, HEISENFUZZ_FEATURES=0)
+ *   lf-cov       the full search without behaviour features
+ *                (<target>_fuzzer, HEISENFUZZ_FEATURES=0)
+ *   lf-search    the full search: generator records, the decision mutator,
+ *                behaviour features (<target>_fuzzer, what `fuzz` runs)
+ *   afl-search   AFL++ with the decision mutator library and behaviour
+ *                features (<target>_afl, <target>_afl_mutator.so)
  *
- * The libFuzzer figures come from the target's real fuzzer binary (its
- * stat::number_of_executed_units at the crash).  A strategy that has not
- * found the bug within --max-runs counts as --max-runs, shown with ">".
+ * The engines' figures are their executions to the first crash (libFuzzer's
+ * stat::number_of_executed_units, AFL++'s execs: in the crash's file name)
+ * plus the runs the mutator made itself to learn inputs.  A search that has
+ * not found the bug within --max-runs counts as --max-runs + 1, shown ">".
+ * Each is run from an empty corpus with the target's dictionary, as
+ * `heisenfuzz fuzz` does (AFL++, which wants a seed, from the calm run),
+ * AFL++ with AFL_FAST_CAL=1: nearly every generated schedule is a new queue
+ * entry, and its default eight calibration runs per entry would dominate.
  */
 #define _DEFAULT_SOURCE   /* mkdtemp */
 #include "run.h"
@@ -18,52 +30,74 @@
 #include "tool.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-enum { MAX_SEEDS = 100, STRATEGIES = 4 };
-static const char *const strategy_names[STRATEGIES] = {"random", "pct(d=3)", "libFuzzer cov", "libFuzzer cov+behaviour"};
+enum { MAX_SEEDS = 100 };
+
+typedef enum {
+    S_RANDOM, S_SWARM, S_PCT, S_LF_BYTES, S_LF_COV, S_LF_SEARCH, S_AFL_SEARCH, SEARCHES
+} search_kind;
+
+static const char *const search_names[SEARCHES] = {"random",  "swarm",     "pct",       "lf-bytes",
+                                                   "lf-cov",  "lf-search", "afl-search"};
 
 typedef struct search_options {
     int seeds;
     uint64_t max_runs;
+    bool only[SEARCHES];      /* all false: every search */
 } search_options;
 
-/* Runs until the first failure; returns the runs it took, or max + 1. */
-static uint64_t in_process_runs(const hf_target *t, int strategy, uint64_t seed, uint64_t max) {
-    hf_random_strategy random;
-    hf_pct_strategy pct;
-    hf_random_strategy_init(&random, seed);
-    hf_pct_strategy_init(&pct, seed, 3);
-    if (strategy == 1) {
-        hf_result calm;
-        hf_run(t, NULL, 0, &calm);
-        hf_pct_end_run(&pct, calm.steps);
-    }
-    for (uint64_t run = 1; run <= max; run++) {
+typedef struct outcome {
+    uint64_t executions;      /* to the first failure; max + 1 when none */
+    double seconds;
+} outcome;
+
+/* ---- Runs of one search ----------------------------------------------------- */
+
+static outcome baseline_runs(const hf_target *t, hf_baseline_kind kind, uint64_t seed, uint64_t max) {
+    double start = hf_wall_seconds();
+    hf_baseline b;
+    hf_baseline_init(&b, t, kind, seed, 3);
+    uint64_t run = 1;
+    for (; run <= max; run++) {
         hf_result r;
-        if (strategy == 0) {
-            hf_run_strategy(t, &random.base, &r);
-        } else {
-            hf_pct_begin_run(&pct);
-            hf_run_strategy(t, &pct.base, &r);
-            hf_pct_end_run(&pct, r.steps);
-        }
-        if (r.outcome != HF_OK) return run;
+        hf_baseline_run(&b, &r);
+        if (r.outcome != HF_OK) break;
     }
-    return max + 1;
+    return (outcome){run, hf_wall_seconds() - start};
 }
 
-/* Runs the target's libFuzzer binary from an empty corpus, with the
- * target's dictionary when it has one (as `heisenfuzz fuzz` does); returns
- * the executions to its first crash, max + 1 when none, 0 on error. */
-static uint64_t libfuzzer_runs(const char *fuzzer, const char *dict, bool features, uint64_t seed, uint64_t max) {
+/* Runs a shell command, returning the value of the last line of its output
+ * that starts with `key` in *value (0 when none). */
+static int run_reading(const char *cmd, const char *key, uint64_t *value, const char *key2, uint64_t *value2) {
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[4096];
+    size_t k = strlen(key), k2 = key2 ? strlen(key2) : 0;
+    while (fgets(line, sizeof line, p)) {
+        if (!strncmp(line, key, k)) *value = strtoull(line + k, NULL, 10);
+        if (key2 && !strncmp(line, key2, k2)) *value2 = strtoull(line + k2, NULL, 10);
+    }
+    return pclose(p);
+}
+
+static void remove_tree(const char *dir) {
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "heisenfuzz: could not remove %s\n", dir);
+}
+
+/* libFuzzer from an empty corpus; executions 0 when it did not run. */
+static outcome libfuzzer_runs(const char *fuzzer, const char *dict, bool features, uint64_t seed, uint64_t max) {
     char dir[] = "/tmp/heisenfuzz-bench-XXXXXX";
-    if (!mkdtemp(dir)) return 0;
+    if (!mkdtemp(dir)) return (outcome){0, 0};
     char dict_arg[PATH_MAX + 16] = "";
     if (access(dict, R_OK) == 0) snprintf(dict_arg, sizeof dict_arg, "-dict='%s'", dict);
     char cmd[PATH_MAX * 4];
@@ -71,74 +105,219 @@ static uint64_t libfuzzer_runs(const char *fuzzer, const char *dict, bool featur
              "cd '%s' && %s '%s' %s -seed=%" PRIu64 " -runs=%" PRIu64 " -print_final_stats=1 "
              "-exact_artifact_path='%s/crash' 2>&1",
              dir, features ? "" : "HEISENFUZZ_FEATURES=0", fuzzer, dict_arg, seed, max, dir);
-    FILE *p = popen(cmd, "r");
-    uint64_t executed = 0;
-    if (p) {
-        char line[4096];
-        while (fgets(line, sizeof line, p))
-            sscanf(line, "stat::number_of_executed_units: %" SCNu64, &executed);
-        pclose(p);
-    }
+    double start = hf_wall_seconds();
+    uint64_t executed = 0, mutator = 0;
+    run_reading(cmd, "stat::number_of_executed_units:", &executed, "stat::heisenfuzz_mutator_runs:", &mutator);
+    double seconds = hf_wall_seconds() - start;
     char crash[sizeof dir + 16];
     snprintf(crash, sizeof crash, "%s/crash", dir);
     bool crashed = access(crash, F_OK) == 0;
-    unlink(crash);
-    rmdir(dir);
-    if (!executed) return 0;
-    return crashed ? executed : max + 1;
+    remove_tree(dir);
+    if (!executed) return (outcome){0, 0};
+    uint64_t total = executed + mutator;
+    return (outcome){crashed && total <= max ? total : max + 1, seconds};
 }
 
-static int compare_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+/* The smallest "execs:N" among the crash files AFL++ saved; 0 when none. */
+static uint64_t first_crash_execs(const char *crashes) {
+    DIR *d = opendir(crashes);
+    if (!d) return 0;
+    uint64_t first = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *at = strstr(e->d_name, ",execs:");
+        if (!at) continue;
+        uint64_t n = strtoull(at + 7, NULL, 10);
+        if (!first || n < first) first = n;
+    }
+    closedir(d);
+    return first;
+}
+
+/* AFL++ with the decision mutator, from a calm seed (AFL++ wants one). */
+static outcome afl_runs(const char *bin_dir, const char *name, const char *dict, uint64_t seed, uint64_t max) {
+    char dir[] = "/tmp/heisenfuzz-bench-XXXXXX";
+    if (!mkdtemp(dir)) return (outcome){0, 0};
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/seeds", dir);
+    FILE *calm = NULL;
+    if (mkdir(path, 0777) == 0) {
+        snprintf(path, sizeof path, "%s/seeds/calm", dir);
+        calm = fopen(path, "wb");
+    }
+    if (!calm) { remove_tree(dir); return (outcome){0, 0}; }
+    fputc(0xff, calm);   /* 255 decisions left at their default: the calm run */
+    fclose(calm);
+    char dict_arg[PATH_MAX + 16] = "";
+    if (access(dict, R_OK) == 0) snprintf(dict_arg, sizeof dict_arg, "-x '%s'", dict);
+    char cmd[PATH_MAX * 6];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && AFL_BENCH_UNTIL_CRASH=1 AFL_FAST_CAL=1 AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_QUIET=1 "
+             "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_SKIP_BIN_CHECK=1 HEISENFUZZ_MUTATOR_RUNS='%s/mutator-runs' "
+             "AFL_CUSTOM_MUTATOR_LIBRARY='%s/%s_afl_mutator.so' afl-fuzz -s %" PRIu64 " -E %" PRIu64
+             " %s -i seeds -o findings -- '%s/%s_afl' >afl.log 2>&1",
+             dir, dir, bin_dir, name, seed, max, dict_arg, bin_dir, name);
+    double start = hf_wall_seconds();
+    int status = system(cmd);
+    double seconds = hf_wall_seconds() - start;
+    char crashes[PATH_MAX + 64];
+    snprintf(crashes, sizeof crashes, "%s/findings/default/crashes", dir);
+    uint64_t execs = first_crash_execs(crashes), mutator = 0;
+    snprintf(path, sizeof path, "%s/mutator-runs", dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%" SCNu64, &mutator) != 1) mutator = 0;
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/findings/default/fuzzer_stats", dir);
+    bool ran = access(path, F_OK) == 0;
+    if (!ran) fprintf(stderr, "heisenfuzz: afl-fuzz did not run (status %d); see its log in %s\n", status, dir);
+    else remove_tree(dir);
+    if (!ran) return (outcome){0, 0};
+    uint64_t total = execs + mutator;
+    return (outcome){execs && total <= max ? total : max + 1, seconds};
+}
+
+/* ---- The table ---------------------------------------------------------------- */
+
+static int compare_outcome(const void *a, const void *b) {
+    uint64_t x = ((const outcome *)a)->executions, y = ((const outcome *)b)->executions;
     return x < y ? -1 : x > y;
 }
 
-static uint64_t median(uint64_t *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, compare_u64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+static int compare_seconds(const void *a, const void *b) {
+    double x = ((const outcome *)a)->seconds, y = ((const outcome *)b)->seconds;
+    return x < y ? -1 : x > y;
 }
 
-static void print_count(uint64_t v, uint64_t max) {
-    if (v > max) printf(" %13s", ">max");
-    else printf(" %13" PRIu64, v);
+typedef struct summary {
+    uint64_t median;          /* executions; max + 1 when the median seed did not find it */
+    int found;                /* seeds that found the bug */
+    double seconds;           /* median wall seconds */
+    bool ran;
+} summary;
+
+static summary summarize(outcome *o, int n, uint64_t max) {
+    summary s = {0, 0, 0, true};
+    for (int i = 0; i < n; i++) s.found += o[i].executions <= max;
+    qsort(o, (size_t)n, sizeof *o, compare_outcome);
+    s.median = n % 2 ? o[n / 2].executions : (o[n / 2 - 1].executions + o[n / 2].executions) / 2;
+    if (s.median > max) s.median = max + 1;
+    qsort(o, (size_t)n, sizeof *o, compare_seconds);
+    s.seconds = n % 2 ? o[n / 2].seconds : (o[n / 2 - 1].seconds + o[n / 2].seconds) / 2;
+    return s;
+}
+
+static void print_cell(const summary *s, uint64_t max, int seeds) {
+    char text[64];
+    if (!s->ran) snprintf(text, sizeof text, "-");
+    else if (s->median > max) snprintf(text, sizeof text, ">%" PRIu64 " %d/%d", max, s->found, seeds);
+    else snprintf(text, sizeof text, "%" PRIu64 " %d/%d", s->median, s->found, seeds);
+    printf(" %15s", text);
+}
+
+static bool wanted(const search_options *o, search_kind k) {
+    for (int i = 0; i < SEARCHES; i++)
+        if (o->only[i]) return o->only[k];
+    return true;
+}
+
+/* One execution of search k; executions 0 when it could not run. */
+static outcome one_run(search_kind k, const hf_target *t, const char *bin_dir, const char *dict, uint64_t seed,
+                       uint64_t max) {
+    char fuzzer[PATH_MAX + 64];
+    switch (k) {
+    case S_RANDOM: return baseline_runs(t, HF_BASELINE_RANDOM, seed, max);
+    case S_SWARM: return baseline_runs(t, HF_BASELINE_SWARM, seed, max);
+    case S_PCT: return baseline_runs(t, HF_BASELINE_PCT, seed, max);
+    case S_LF_BYTES:
+        snprintf(fuzzer, sizeof fuzzer, "%s/%s_bytes_fuzzer", bin_dir, t->name);
+        return libfuzzer_runs(fuzzer, dict, false, seed, max);
+    case S_LF_COV:
+    case S_LF_SEARCH:
+        snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
+        return libfuzzer_runs(fuzzer, dict, k == S_LF_SEARCH, seed, max);
+    case S_AFL_SEARCH: return afl_runs(bin_dir, t->name, dict, seed, max);
+    case SEARCHES: break;
+    }
+    return (outcome){0, 0};
+}
+
+/* The goals for one target, from its row: "ok" or "MISSED". */
+static void print_goals(const summary *s, uint64_t max) {
+    int best = -1;
+    for (int k = S_RANDOM; k <= S_PCT; k++)
+        if (s[k].ran && (best < 0 || s[k].median < s[best].median)) best = k;
+    const summary *full = &s[S_LF_SEARCH];
+    if (best < 0 || !full->ran) return;
+    uint64_t b = s[best].median;
+    bool hard = b >= 1000 || b > max;
+    bool close = full->median <= 2 * b + 100;
+    bool tenfold = !hard || full->median * 10 <= b;
+    printf("    best blind: %s %s%" PRIu64 "; lf-search %" PRIu64 " (%s 2x+100)", search_names[best], b > max ? ">" : "",
+           b > max ? max : b, full->median, close ? "within" : "MISSED");
+    if (hard) printf(", %.1fx fewer (%s 10x)", (double)b / (double)full->median, tenfold ? "meets" : "MISSED");
+    if (s[S_LF_COV].ran)
+        printf("; features vs coverage %.2fx", (double)s[S_LF_COV].median / (double)full->median);
+    printf("\n");
 }
 
 static int search_target(const hf_target *t, const search_options *o, const char *bin_dir) {
     assert(hf_target_is_buggy(t));
-    char fuzzer[PATH_MAX + 64], family[256], dict[PATH_MAX + 320];
-    snprintf(fuzzer, sizeof fuzzer, "%s/%s_fuzzer", bin_dir, t->name);
+    char family[256], dict[PATH_MAX + 320];
     hf_target_family(t, family, sizeof family);
     snprintf(dict, sizeof dict, "%s/../dict/%s.dict", bin_dir, family);
-    if (access(fuzzer, X_OK) != 0) {
-        fprintf(stderr, "heisenfuzz: no fuzzer binary %s (build it with ./build.sh)\n", fuzzer);
-        return 2;
-    }
-    uint64_t runs[STRATEGIES][MAX_SEEDS], medians[STRATEGIES];
-    for (int s = 0; s < STRATEGIES; s++) {
+    summary s[SEARCHES] = {{0}};
+    static outcome runs[MAX_SEEDS];
+    for (int k = 0; k < SEARCHES; k++) {
+        if (!wanted(o, (search_kind)k)) continue;
         for (int seed = 1; seed <= o->seeds; seed++) {
-            uint64_t n = s < 2 ? in_process_runs(t, s, (uint64_t)seed, o->max_runs)
-                               : libfuzzer_runs(fuzzer, dict, s == 3, (uint64_t)seed, o->max_runs);
-            if (n == 0) {
-                fprintf(stderr, "heisenfuzz: %s did not run\n", fuzzer);
+            runs[seed - 1] = one_run((search_kind)k, t, bin_dir, dict, (uint64_t)seed, o->max_runs);
+            if (runs[seed - 1].executions == 0) {
+                fprintf(stderr, "heisenfuzz: %s on %s did not run (are the fuzzers built? ./build.sh)\n",
+                        search_names[k], t->name);
                 return 2;
             }
-            runs[s][seed - 1] = n;
         }
-        medians[s] = median(runs[s], o->seeds);
-        fprintf(stderr, "  %s %s: median %" PRIu64 "\n", t->name, strategy_names[s], medians[s]);
+        s[k] = summarize(runs, o->seeds, o->max_runs);
+        fprintf(stderr, "  %s %s: median %" PRIu64 ", %d/%d seeds, %.2f s\n", t->name, search_names[k], s[k].median,
+                s[k].found, o->seeds, s[k].seconds);
     }
-    printf("%-26s", t->name);
-    for (int s = 0; s < STRATEGIES; s++) print_count(medians[s], o->max_runs);
-    printf(" %9.1fx %9.1fx\n", (double)medians[0] / (double)medians[3], (double)medians[1] / (double)medians[3]);
+    printf("%-24s", t->name);
+    for (int k = 0; k < SEARCHES; k++) print_cell(&s[k], o->max_runs, o->seeds);
+    printf("\n%-24s", "  median wall s");
+    for (int k = 0; k < SEARCHES; k++) {
+        if (s[k].ran) printf(" %15.2f", s[k].seconds);
+        else printf(" %15s", "-");
+    }
+    printf("\n");
+    print_goals(s, o->max_runs);
+    fflush(stdout);
+    return 0;
+}
+
+static int parse_only(const char *list, search_options *o) {
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *name = strtok(copy, ","); name; name = strtok(NULL, ",")) {
+        int k = 0;
+        while (k < SEARCHES && strcmp(search_names[k], name)) k++;
+        if (k == SEARCHES) return hf_usage_error("bench --search: unknown search '%s' in --only", name);
+        o->only[k] = true;
+    }
     return 0;
 }
 
 int hf_bench_search(int argc, char **argv) {
-    search_options o = {10, 1000000};
+    search_options o = {10, 100000, {false}};
     int first_target = argc;
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-') { first_target = i; break; }
         if (i + 1 >= argc) return hf_usage_error("bench --search: %s needs a value", argv[i]);
+        if (!strcmp(argv[i], "--only")) {
+            if (parse_only(argv[++i], &o)) return 2;
+            continue;
+        }
         char *end;
         unsigned long long v = strtoull(argv[++i], &end, 10);
         if (*end || !*argv[i]) return hf_usage_error("bench --search: %s needs a whole number", argv[i - 1]);
@@ -154,9 +333,11 @@ int hf_bench_search(int argc, char **argv) {
     char bin_dir[PATH_MAX];
     if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) return 2;
 
-    printf("executions to the first failure, median of %d seeds (max %" PRIu64 ")\n", o.seeds, o.max_runs);
-    printf("%-26s %13s %13s %13s %13s %10s %10s\n", "target", "random", "pct(d=3)", "lf coverage", "lf +behaviour",
-           "random/beh", "pct/beh");
+    printf("executions to the first failure: median over %d seeds and the seeds that found it (max %" PRIu64 ")\n",
+           o.seeds, o.max_runs);
+    printf("%-24s", "target");
+    for (int k = 0; k < SEARCHES; k++) printf(" %15s", search_names[k]);
+    printf("\n");
     int status = 0;
     if (first_target < argc) {
         for (int i = first_target; i < argc && !status; i++) status = search_target(hf_target_find(argv[i]), &o, bin_dir);

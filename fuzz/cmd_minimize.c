@@ -319,7 +319,7 @@ static int minimize_input(const options *o, const hf_target *t, const hf_target 
     if (hf_minimize(t, &goal, data, size, &mo, &m) != HF_MINIMIZED) {
         fprintf(stderr, "heisenfuzz: cannot reproduce the goal %s from %s: neither it nor any reduction "
                         "tried fails that way (%llu runs%s)\n", goal_text, o->input, (unsigned long long)m.runs,
-                m.original_deviations > HF_DEVIATIONS_KEPT ? "; only its first 1024 deviations could be used" : "");
+                m.original_deviations > HF_DEVIATIONS_KEPT ? "; only its first deviations could be used" : "");
         return 2;
     }
     char output[PATH_MAX + 8];

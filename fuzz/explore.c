@@ -1,7 +1,7 @@
 /*
  * explore.c — `heisenfuzz explore`: run a target over many schedules drawn
  * by a baseline strategy (uniform random bytes, uniform random decisions,
- * PCT) and count the failures.  It answers "how often does chance alone hit
+ * swarm, PCT) and count the failures.  It answers "how often does chance alone hit
  * this bug?", the figure a coverage-guided search must beat, and soaks the
  * fixed variants of targets for false alarms.
  */
@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { STRATEGY_BYTES, STRATEGY_RANDOM, STRATEGY_PCT } strategy_kind;
+/* The baselines in hf_baseline_kind's order, then bytes. */
+typedef enum { STRATEGY_RANDOM, STRATEGY_SWARM, STRATEGY_PCT, STRATEGY_BYTES, STRATEGY_COUNT } strategy_kind;
 
-static const char *const strategy_names[] = {"bytes", "random", "pct"};
+static const char *const strategy_names[STRATEGY_COUNT] = {"random", "swarm", "pct", "bytes"};
 
 typedef struct explore_options {
     strategy_kind strategy;
@@ -59,8 +60,8 @@ static int parse_options(int argc, char **argv, explore_options *o, const char *
         uint64_t n;
         if (!strcmp(a, "--strategy")) {
             int k = -1;
-            for (int s = 0; s < 3; s++) if (!strcmp(v, strategy_names[s])) k = s;
-            if (k < 0) return hf_usage_error("explore: unknown strategy '%s' (bytes, random or pct)", v);
+            for (int s = 0; s < STRATEGY_COUNT; s++) if (!strcmp(v, strategy_names[s])) k = s;
+            if (k < 0) return hf_usage_error("explore: unknown strategy '%s' (random, swarm, pct or bytes)", v);
             o->strategy = (strategy_kind)k;
         } else if (!strcmp(a, "--runs")) {
             if (parse_u64(v, a, &o->runs)) return 2;
@@ -112,21 +113,12 @@ int hf_cmd_explore(int argc, char **argv) {
     const hf_target *t = hf_tool_target(target_name);
     if (!t) return 2;
 
-    hf_random_strategy random;
-    hf_pct_strategy pct;
+    hf_baseline baseline;
+    if (o.strategy != STRATEGY_BYTES) hf_baseline_init(&baseline, t, (hf_baseline_kind)o.strategy, o.seed, o.depth);
     hf_rng bytes_rng;
-    hf_random_strategy_init(&random, o.seed);
-    hf_pct_strategy_init(&pct, o.seed, o.depth);
     hf_rng_seed(&bytes_rng, o.seed);
     uint8_t *input = malloc(o.max_len ? o.max_len : 1);
     if (!input) { fprintf(stderr, "heisenfuzz: out of memory\n"); return 2; }
-
-    if (o.strategy == STRATEGY_PCT) {
-        /* PCT needs k, the steps of a run: learn it from the calm run. */
-        hf_result calm;
-        hf_run(t, NULL, 0, &calm);
-        hf_pct_end_run(&pct, calm.steps);
-    }
 
     failure_kind kinds[MAX_KINDS];
     int kind_count = 0;
@@ -135,20 +127,12 @@ int hf_cmd_explore(int argc, char **argv) {
     for (run = 1; run <= o.runs; run++) {
         hf_result r;
         size_t len = 0;
-        switch (o.strategy) {
-        case STRATEGY_BYTES:
+        if (o.strategy == STRATEGY_BYTES) {
             len = (size_t)hf_rng_below(&bytes_rng, o.max_len + 1);
             for (size_t b = 0; b < len; b++) input[b] = (uint8_t)hf_rng_next(&bytes_rng);
             hf_run(t, input, len, &r);
-            break;
-        case STRATEGY_RANDOM:
-            hf_run_strategy(t, &random.base, &r);
-            break;
-        case STRATEGY_PCT:
-            hf_pct_begin_run(&pct);
-            hf_run_strategy(t, &pct.base, &r);
-            hf_pct_end_run(&pct, r.steps);
-            break;
+        } else {
+            hf_baseline_run(&baseline, &r);
         }
         logical_ns += r.time_ns;
         if (o.hashes) printf("%" PRIu64 " %016" PRIx64 " %s\n", run, r.trace_hash, hf_outcome_name(r.outcome));
@@ -185,7 +169,7 @@ int hf_cmd_explore(int argc, char **argv) {
     free(input);
 
     printf("target: %s\nstrategy: %s", t->name, strategy_names[o.strategy]);
-    if (o.strategy == STRATEGY_PCT) printf(" (depth %d, k=%" PRIu64 ")", o.depth, pct.steps_estimate);
+    if (o.strategy == STRATEGY_PCT) printf(" (depth %d, k=%" PRIu64 ")", o.depth, baseline.pct.steps_estimate);
     printf(", seed %" PRIu64 "\n", o.seed);
     printf("runs: %" PRIu64 "\nfailures: %" PRIu64 " (%.4f%%)\n", run, failures,
            run ? 100.0 * (double)failures / (double)run : 0.0);

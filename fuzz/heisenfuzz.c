@@ -203,12 +203,15 @@ static const struct command {
      "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
      "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
      hf_cmd_minimize},
-    {"explore", "explore TARGET [--strategy bytes|random|pct] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
+    {"explore", "explore TARGET [--strategy random|swarm|pct|bytes] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
      "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
      hf_cmd_explore},
-    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [TARGET...] | bench --species [--runs N] [TARGET...]",
+    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [--only S,...] [TARGET...] | bench --species [--runs N] [TARGET...]",
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
-     "--search: executions to each buggy target's first failure for random, PCT and libFuzzer with and without behaviour features; "
+     "--search: executions to each buggy target's first failure (median, seeds that found it, wall seconds) for "
+     "random, swarm, pct, lf-bytes (libFuzzer's byte mutator, the control), lf-cov (the full search without "
+     "behaviour features), lf-search (the full search) and afl-search, with the goals checked (default 10 seeds, "
+     "max 100000); "
      "--species: how three species (trace hash, run signature, behaviour feature) saturate",
      hf_cmd_bench},
     {"chart", "chart [-o FILE.svg] [--x logical|executions|wall] [--skip-bad] LOG...",

@@ -3,6 +3,7 @@
  */
 #include "strategy.h"
 #include "behaviour.h"
+#include "run.h"
 
 #include <assert.h>
 #include <string.h>
@@ -28,7 +29,10 @@ static uint64_t uniform(hf_rng *r, uint64_t lo, uint64_t hi) {
 
 /* ---- Uniform random ------------------------------------------------------ */
 
-static uint64_t random_decide(hf_strategy *base, uint64_t lo, uint64_t hi, uint64_t dflt, const int *tasks) {
+static uint64_t random_decide(hf_strategy *base, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+                              uint64_t dflt, const int *tasks) {
+    (void)tag;
+    (void)index;
     (void)dflt;
     (void)tasks;
     return uniform(&((hf_random_strategy *)base)->rng, lo, hi);
@@ -47,10 +51,12 @@ static uint64_t initial_priority(hf_pct_strategy *s) {
     return (uint64_t)s->depth + 1 + hf_rng_below(&s->rng, 1ull << 40);
 }
 
-static uint64_t pct_decide(hf_strategy *base, uint64_t lo, uint64_t hi, uint64_t dflt, const int *tasks) {
+static uint64_t pct_decide(hf_strategy *base, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+                           uint64_t dflt, const int *tasks) {
     hf_pct_strategy *s = (hf_pct_strategy *)base;
+    (void)index;
     (void)dflt;
-    if (!tasks) return uniform(&s->rng, lo, hi);
+    if (HF_DECISION_CLASS(tag) != HF_DECISION_TASK || !tasks) return uniform(&s->rng, lo, hi);
     int n = (int)(hi - lo + 1);
     for (int i = 0; i < n; i++)
         if (!s->priority[tasks[i]]) s->priority[tasks[i]] = initial_priority(s);
@@ -87,4 +93,52 @@ void hf_pct_begin_run(hf_pct_strategy *s) {
 
 void hf_pct_end_run(hf_pct_strategy *s, uint64_t steps) {
     if (steps > s->steps_estimate) s->steps_estimate = steps;
+}
+
+/* ---- Swarm --------------------------------------------------------------- */
+
+static uint64_t swarm_decide(hf_strategy *base, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+                             uint64_t dflt, const int *tasks) {
+    return hf_generate(&((hf_swarm_strategy *)base)->run, tag, index, lo, hi, dflt, tasks);
+}
+
+void hf_swarm_strategy_init(hf_swarm_strategy *s, uint64_t seed) {
+    s->base.decide = swarm_decide;
+    hf_rng_seed(&s->rng, seed);
+}
+
+void hf_swarm_begin_run(hf_swarm_strategy *s) {
+    hf_generator_init(&s->run, HF_GEN_SWARM, 0, hf_rng_next(&s->rng), 0, UINT64_MAX);
+}
+
+/* ---- Baselines ------------------------------------------------------------ */
+
+void hf_baseline_init(hf_baseline *b, const hf_target *t, hf_baseline_kind kind, uint64_t seed, int depth) {
+    b->kind = kind;
+    b->target = t;
+    hf_random_strategy_init(&b->random, seed);
+    hf_swarm_strategy_init(&b->swarm, seed);
+    hf_pct_strategy_init(&b->pct, seed, depth);
+    if (kind == HF_BASELINE_PCT) {
+        hf_result calm;
+        hf_run(t, NULL, 0, &calm);
+        hf_pct_end_run(&b->pct, calm.steps);
+    }
+}
+
+void hf_baseline_run(hf_baseline *b, hf_result *r) {
+    switch (b->kind) {
+    case HF_BASELINE_RANDOM:
+        hf_run_strategy(b->target, &b->random.base, r);
+        break;
+    case HF_BASELINE_SWARM:
+        hf_swarm_begin_run(&b->swarm);
+        hf_run_strategy(b->target, &b->swarm.base, r);
+        break;
+    case HF_BASELINE_PCT:
+        hf_pct_begin_run(&b->pct);
+        hf_run_strategy(b->target, &b->pct.base, r);
+        hf_pct_end_run(&b->pct, r->steps);
+        break;
+    }
 }

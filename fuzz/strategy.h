@@ -10,6 +10,11 @@
  *                    of depth d is hit with probability >= 1/(n k^(d-1)) per
  *                    run (n tasks, k steps).  Decisions other than "which
  *                    task runs" are drawn uniformly, as in Coyote.
+ *   swarm            each run draws a fault profile (which fault kinds are
+ *                    on, and a rate for each kind and each class of decision,
+ *                    from rare to storm) and decides at those rates: the
+ *                    swarm generator of decide.h with a fresh 64-bit seed per
+ *                    run, as FoundationDB's and TigerBeetle's simulators do.
  *
  * Both are seeded: the same seed gives the same sequence of runs.
  */
@@ -50,5 +55,33 @@ void hf_pct_strategy_init(hf_pct_strategy *s, uint64_t seed, int depth);
 void hf_pct_begin_run(hf_pct_strategy *s);
 /* Learns k from the runs seen (the largest step count so far). */
 void hf_pct_end_run(hf_pct_strategy *s, uint64_t steps);
+
+typedef struct hf_swarm_strategy {
+    hf_strategy base;
+    hf_rng rng;
+    hf_generator run;                   /* this run's profile */
+} hf_swarm_strategy;
+
+void hf_swarm_strategy_init(hf_swarm_strategy *s, uint64_t seed);
+/* Draws this run's profile; call before every run. */
+void hf_swarm_begin_run(hf_swarm_strategy *s);
+
+/* ---- One run after another of a baseline ---------------------------------- */
+
+typedef enum hf_baseline_kind { HF_BASELINE_RANDOM, HF_BASELINE_SWARM, HF_BASELINE_PCT } hf_baseline_kind;
+
+typedef struct hf_baseline {
+    hf_baseline_kind kind;
+    const struct hf_target *target;
+    hf_random_strategy random;
+    hf_swarm_strategy swarm;
+    hf_pct_strategy pct;
+} hf_baseline;
+
+/* PCT learns k from the target's calm run, which this makes. */
+void hf_baseline_init(hf_baseline *b, const struct hf_target *t, hf_baseline_kind kind, uint64_t seed, int depth);
+/* The next run of the baseline; hf_decider_encode(hf_last_decisions(), ...)
+ * then gives the bytes that replay it. */
+void hf_baseline_run(hf_baseline *b, struct hf_result *r);
 
 #endif

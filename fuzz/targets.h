@@ -21,7 +21,11 @@
     X(lease_lock_buggy_target) \
     X(diskless_agent_target) \
     X(diskless_agent_buggy_target) \
-    X(diskless_topic_target)
+    X(diskless_topic_target) \
+    X(kafka_hw_truncation_target) \
+    X(kafka_hw_truncation_buggy_target) \
+    X(zk_newleader_ack_target) \
+    X(zk_newleader_ack_buggy_target)
 
 #define HF_DECLARE_TARGET(sym) extern const hf_target sym;
 HF_FOR_EACH_TARGET(HF_DECLARE_TARGET)

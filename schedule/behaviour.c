@@ -37,6 +37,7 @@ void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t 
         at = (at + 1) % (2 * HF_FEATURES_MAX);
     }
     f->slot[at] = h;
+    f->first_decision[f->count] = hf_w.decider.index;   /* where a search can resume from it */
     f->list[f->count++] = h;
 }
 

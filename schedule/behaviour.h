@@ -30,6 +30,7 @@ enum { HF_STATES_MAX = 64 };       /* abstract state variables tracked per run *
 typedef struct hf_features {
     uint64_t slot[2 * HF_FEATURES_MAX];   /* open addressing; 0 = empty */
     uint64_t list[HF_FEATURES_MAX];       /* the features, in first-seen order */
+    uint64_t first_decision[HF_FEATURES_MAX];   /* decisions taken when each was first seen */
     uint32_t count;
     int state_count;                      /* hf_state: last value of each variable */
     uint64_t state_key[HF_STATES_MAX];

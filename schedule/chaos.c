@@ -28,7 +28,7 @@ static void choose_profile(hf_sim *s) {
     size_t used = 0;
     for (int k = 0; k < HF_FAULT_KIND_COUNT; k++) {
         if (!(s->o.faults & HF_FAULT_BIT(k))) continue;
-        if (!hf_decide_bool(&hf_w.decider, false)) continue;
+        if (!hf_decide_bool(&hf_w.decider, HF_DECISION_PROFILE | k, false)) continue;
         s->profile |= HF_FAULT_BIT(k);
         used += (size_t)snprintf(words + used, used < sizeof words ? sizeof words - used : 0, "%s%s",
                                  used ? ", " : "", hf_fault_name((hf_fault_kind)k));
@@ -43,7 +43,7 @@ static uint64_t next_fault_time(hf_sim *s) {
     uint64_t now = hf_w.now, step = s->o.phase.fault_step_ns;
     if (!any || now >= s->chaos_end) return SIM_NEVER;
     uint64_t steps = (s->chaos_end - now) / step;   /* "steps" itself means: none */
-    uint64_t gap = hf_decide_range(&hf_w.decider, 0, steps, steps);
+    uint64_t gap = hf_decide_range(&hf_w.decider, HF_DECISION_FAULT | HF_WORLD_FAULTS, 0, steps, steps);
     return gap == steps ? SIM_NEVER : now + gap * step;
 }
 
@@ -51,7 +51,7 @@ static uint64_t next_fault_time(hf_sim *s) {
 static uint64_t decide_duration(hf_sim *s, uint64_t max_ns) {
     uint64_t step = s->o.phase.fault_step_ns, most = max_ns / step;
     assert(most >= 1);
-    return hf_decide_range(&hf_w.decider, 1, most, (most + 1) / 2) * step;
+    return hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 1, most, (most + 1) / 2) * step;
 }
 
 static const char *node_set(hf_sim *s, uint64_t mask, bool inside) {
@@ -78,7 +78,7 @@ static void crash_some_node(hf_sim *s) {
     for (int i = 1; i <= s->node_count; i++)
         if (s->nodes[i].up && !(s->nodes[i].flags & HF_NODE_NEVER_CRASHES)) candidates[n++] = i;
     if (n == 0) return;
-    sim_node *victim = &s->nodes[candidates[hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, 0)]];
+    sim_node *victim = &s->nodes[candidates[hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, (uint64_t)n - 1, 0)]];
     sim_node_crash(s, victim, true);
 }
 
@@ -88,7 +88,7 @@ static void partition(hf_sim *s, bool one_way) {
     if (s->heal_at != SIM_NEVER) heal_partition(s);
     /* Side A is a proper, non-empty subset of the nodes: bit i-1 for node i. */
     uint64_t all = (1ull << n) - 1;
-    uint64_t side = hf_decide_range(&hf_w.decider, 1, all - 1, 1);
+    uint64_t side = hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 1, all - 1, 1);
     uint64_t length = decide_duration(s, s->o.net.partition_max_ns);
     for (int i = 1; i <= n; i++)
         for (int j = 1; j <= n; j++) {
@@ -108,7 +108,7 @@ static void partition(hf_sim *s, bool one_way) {
 static void clog(hf_sim *s) {
     int n = s->node_count;
     if (n < 2) return;
-    uint64_t pair = hf_decide_range(&hf_w.decider, 0, (uint64_t)(n * (n - 1)) - 1, 0);
+    uint64_t pair = hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, (uint64_t)(n * (n - 1)) - 1, 0);
     int from = (int)(pair / (uint64_t)(n - 1)) + 1, to = (int)(pair % (uint64_t)(n - 1)) + 1;
     if (to >= from) to++;
     uint64_t until = hf_w.now + decide_duration(s, s->o.net.partition_max_ns);
@@ -120,11 +120,11 @@ static void clog(hf_sim *s) {
 
 static void jump_clock(hf_sim *s) {
     if (s->node_count == 0) return;
-    sim_node *n = &s->nodes[hf_decide_range(&hf_w.decider, 1, (uint64_t)s->node_count, 1)];
+    sim_node *n = &s->nodes[hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 1, (uint64_t)s->node_count, 1)];
     /* In microseconds, either way; the default is half the largest jump forward. */
     uint64_t most = s->o.clock.jump_max_ns / HF_US;
     if (most == 0) return;
-    uint64_t v = hf_decide_range(&hf_w.decider, 0, 2 * most, most + (most + 1) / 2);
+    uint64_t v = hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, 2 * most, most + (most + 1) / 2);
     int64_t jump = ((int64_t)v - (int64_t)most) * (int64_t)HF_US;
     n->clock_offset_ns += jump;
     sim_fault(HF_FAULT_CLOCK_JUMP, "clock jump n%d %s%s", n->id, jump < 0 ? "-" : "+",
@@ -137,7 +137,7 @@ static void world_fault(hf_sim *s) {
     for (int i = 0; i < WORLD_FAULT_KINDS; i++)
         if (sim_fault_possible(world_faults[i])) options[n++] = world_faults[i];
     assert(n > 0);
-    switch (options[hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, 0)]) {
+    switch (options[hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, (uint64_t)n - 1, 0)]) {
     case HF_FAULT_CRASH: crash_some_node(s); break;
     case HF_FAULT_PARTITION: partition(s, false); break;
     case HF_FAULT_PARTITION_ONE_WAY: partition(s, true); break;

@@ -7,15 +7,66 @@
  * deviate from their default, so that the empty input is the undisturbed
  * schedule, a shorter input is a simpler schedule, and one mutated byte
  * changes one decision (PCT's observation: real bugs need few, well-placed
- * deviations).
+ * deviations).  A generator record hands a whole stretch of decisions to a
+ * seeded generator, so that a few bytes are also a good random schedule
+ * (reads-from fuzzing's observation: a search that starts from random
+ * schedules and refines them beats one that starts from the calm run).
  *
- * Format.  The input is a sequence of records:
+ * Format.  The input is a sequence of records, read against a position p
+ * (a decision index; 0 at the start):
  *
- *     record := skip:u8 value:u8[w]
+ *   skip < 254   explicit deviation: decision p + skip deviates, reading `w`
+ *                value bytes (little-endian) after the skip byte; then
+ *                p = that decision + 1
+ *   skip == 255  p += 255; no deviation
+ *   skip == 254  generator record, six bytes in all:
+ *                    254 mode seed:u8[2] stretch gap
+ *                the generator starts at decision p + gap (then p = that
+ *                decision) and takes every decision from there for `stretch`
+ *                decisions: 0 means the rest of the run, s > 0 means
+ *                ceil(2^(s/8)) decisions (a log scale, 1 .. 2^32).  After its
+ *                stretch, decisions take their default again; a later
+ *                generator record replaces an earlier one.
  *
- *   skip < 255   the next `skip` decisions take their default; the decision
- *                after them deviates, reading `w` value bytes (little-endian)
- *   skip == 255  255 decisions take their default; no deviation; next record
+ * Why these fields: the escape and mode come first and the seed right after,
+ * so that four bytes — the longest input libFuzzer tries at the start of a
+ * campaign — are already a generated run; missing trailing bytes read as 0,
+ * so "the rest of the run, starting here" costs nothing.  The stretch is on
+ * a log scale so that one byte reaches from a burst of two decisions to a
+ * whole run, and a mutated stretch byte changes the length by a ratio, not
+ * by one.  The gap lets a generator start anywhere without an explicit
+ * deviation before it (the mutator's "continue from this moment").
+ *
+ * `mode` is kind (low four bits) and level (high four bits); levels are a
+ * log scale of intensity, from storm (0) to rare (15):
+ *
+ *   0 walk     every decision deviates with chance 2^(-0.8 (level - 1)) (but
+ *              7/8 at most: a decision may repeat until it takes its default), or,
+ *              at level 0, is drawn uniformly among all its options (the
+ *              "uniform random" baseline); a deviation picks uniformly among
+ *              the options other than the default.
+ *   1 swarm    the seed draws a fault profile, as FoundationDB's and
+ *              TigerBeetle's simulators do: each fault kind on or off, each
+ *              class of decision (task choices, workload, each fault kind,
+ *              world faults) with its own chance 2^(-0.8 L), L drawn in
+ *              [level, 15]; a fault kind that is off never happens.
+ *   2 pct      PCT over task choices: random task priorities and d - 1 change
+ *              points, d = 1 + (level & 3), among the first
+ *              k = 2^(5 + 2 (level >> 2)) task choices; other decisions
+ *              uniform, as the PCT baseline draws them (and Coyote).
+ *   3 tasks    walk over task choices only, chance 2^(-0.8 level); all
+ *              other decisions take their default.
+ *   4 faults   walk over everything but task choices, chance
+ *              2^(-0.8 level); the schedule of tasks stays undisturbed.
+ *   5 calm     no generator: defaults (ends an earlier generator's stretch).
+ *   6 advance  moves p by `gap` and changes nothing else (the encoder's way
+ *              to reach a deviation 254 decisions past p).
+ *   7-15       as calm.
+ *
+ * Every generated decision is a function of the seed, the record's kind and
+ * level and the decision's index alone, so an explicit deviation inside a
+ * generated stretch — an explicit record always wins — changes that one
+ * decision and leaves the draws of the others where they were.
  *
  * `w` is set by the deviating decision: 0 for a yes/no (a deviation flips
  * it), the bytes needed for (hi - lo) for a choice in [lo, hi], 8 for a
@@ -27,7 +78,13 @@
  *
  * A choice with a single option (lo == hi) is not a decision: it reads
  * nothing.  The stream records each deviation it took (its decision index
- * and value), so a run can be re-encoded — the minimizer edits that list.
+ * and the raw value an explicit record needs to take it), generated or not,
+ * so a run re-encodes into explicit records alone that replay it exactly —
+ * the minimizer and the regression tests work on that form.
+ *
+ * Every decision carries a tag saying what it is about (hf_decision_tag), so
+ * that generators and the mutator can treat task choices, workload values
+ * and each fault kind differently.
  *
  * Instead of bytes, a strategy (uniform random, PCT: fuzz/strategy.c) may
  * take the decisions.  They are recorded the same way, so a run driven by a
@@ -40,21 +97,90 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- What a decision is about ---------------------------------------------
+ * A tag is a class (high three bits) and, for the fault classes, a fault
+ * kind (low five bits: sim.h's hf_fault_kind, or HF_WORLD_FAULTS). */
+enum {
+    HF_DECISION_TASK = 0 << 5,       /* which runnable task runs next */
+    HF_DECISION_WORKLOAD = 1 << 5,   /* the target's own randomness (hf_pick, ...) */
+    HF_DECISION_DETAIL = 2 << 5,     /* a detail of a fault already decided: which node, how long */
+    HF_DECISION_PROFILE = 3 << 5,    /* may this run have faults of a kind at all */
+    HF_DECISION_FAULT = 4 << 5,      /* does a fault of a kind happen here, now */
+};
+enum { HF_WORLD_FAULTS = 31 };       /* the fault "kind" of the time of the next world fault */
+#define HF_DECISION_CLASS(tag) ((tag) & 0xe0)
+#define HF_DECISION_KIND(tag) ((tag) & 0x1f)
+typedef uint8_t hf_decision_tag;
+
+/* ---- Generators ------------------------------------------------------------ */
+
+typedef enum hf_generator_kind {
+    HF_GEN_WALK, HF_GEN_SWARM, HF_GEN_PCT, HF_GEN_TASKS, HF_GEN_FAULTS, HF_GEN_CALM, HF_GEN_ADVANCE,
+} hf_generator_kind;
+
+enum { HF_GENERATOR_RECORD = 254, HF_GENERATOR_RECORD_SIZE = 6 };
+enum { HF_TASK_IDS_MAX = 256 };   /* task ids a PCT generator keeps a priority for */
+
+typedef struct hf_generator {
+    hf_generator_kind kind;
+    unsigned level;                  /* 0..15 */
+    uint64_t seed;
+    uint64_t start, end;             /* decisions [start, end) are generated */
+    uint64_t threshold[8][32];       /* swarm: chance * 2^32 by class and fault kind */
+    uint32_t task_choices;           /* pct: task choices seen so far */
+    uint32_t change_at[3];           /* pct: the task choices where priorities change */
+    uint64_t lowered[HF_TASK_IDS_MAX];   /* pct: by task id - 1, 0 or the priority a change point gave */
+} hf_generator;
+
+/* Sets up a generator; `seed` is any 64-bit value (a record supplies 16
+ * bits, a baseline strategy 64). */
+void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, uint64_t seed, uint64_t start,
+                       uint64_t end);
+
+/* The generator's value for decision `index`, tagged `tag`, in [lo, hi]
+ * with default `dflt`; `tasks` lists the option's task ids for a task
+ * choice (NULL otherwise). */
+uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+                     uint64_t dflt, const int *tasks);
+
+/* ---- The decider ----------------------------------------------------------- */
+
 /* One deviation from the default, as the run took it. */
 typedef struct hf_deviation {
     uint64_t index;      /* which decision of the run (0-based) */
-    uint64_t value;      /* the raw value read from the bytes */
+    uint64_t value;      /* the raw value an explicit record reads to take it */
     uint8_t width;       /* value bytes it read: 0 (yes/no), 1..8 */
 } hf_deviation;
 
-enum { HF_DEVIATIONS_KEPT = 1024 };   /* deviations recorded per run */
+enum { HF_DEVIATIONS_KEPT = 4096 };   /* deviations recorded per run */
+
+/* Where the decoder found each record of the input, and what the run's
+ * decisions were about: what a mutator needs to edit an input at the level
+ * of decisions.  Kept only when a run is given one (hf_run_logged). */
+typedef struct hf_record_info {
+    uint32_t offset;     /* of the record's first byte in the input */
+    uint32_t size;       /* bytes it spans (it may run past the input's end) */
+    uint64_t index;      /* the decision it deviates, or where its generator starts */
+    bool generator;
+} hf_record_info;
+
+enum { HF_LOG_RECORDS = 512, HF_LOG_DECISIONS = 1 << 16 };
+
+typedef struct hf_decision_log {
+    uint32_t records;                       /* records read (only the first HF_LOG_RECORDS kept) */
+    hf_record_info record[HF_LOG_RECORDS];
+    uint32_t decisions;                     /* decisions taken (only the first HF_LOG_DECISIONS kept) */
+    hf_decision_tag tag[HF_LOG_DECISIONS];
+    uint8_t width[HF_LOG_DECISIONS];        /* value bytes an explicit deviation there reads */
+} hf_decision_log;
 
 typedef struct hf_strategy hf_strategy;
 struct hf_strategy {
-    /* Returns the value of a decision in [lo, hi] whose default is `dflt`.
-     * For a choice of the next task, `tasks` lists the ids of the options in
+    /* Returns the value of decision number `index`, tagged `tag`, in
+     * [lo, hi] whose default is `dflt`.  For a choice of the next task, `tasks` lists the ids of the options in
      * order (hi - lo + 1 of them); for any other decision it is NULL. */
-    uint64_t (*decide)(hf_strategy *s, uint64_t lo, uint64_t hi, uint64_t dflt, const int *tasks);
+    uint64_t (*decide)(hf_strategy *s, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+                       uint64_t dflt, const int *tasks);
 };
 
 typedef struct hf_decider {
@@ -62,14 +188,21 @@ typedef struct hf_decider {
     size_t size;
     size_t pos;              /* next unread byte */
     uint64_t index;          /* decisions made so far */
-    uint64_t next_deviation; /* index of the next deviating decision, or UINT64_MAX */
+    uint64_t at;             /* the position records are read against */
+    uint64_t next_deviation; /* index of the next explicit deviation, or UINT64_MAX */
+    uint64_t next_generator; /* index where the pending generator starts, or UINT64_MAX */
     uint32_t deviations;     /* deviations taken */
     hf_strategy *strategy;   /* when set, it decides instead of the bytes */
     const int *task_options; /* set by the scheduler around a choice of task */
+    hf_decision_log *log;    /* when set, filled as the run goes */
+    bool generating;         /* `active` covers the current decision */
+    hf_generator active, pending;
     hf_deviation taken[HF_DEVIATIONS_KEPT];
 } hf_decider;
 
 void hf_decider_init(hf_decider *d, const uint8_t *data, size_t size);
+/* As hf_decider_init, filling `log` (when not NULL) as the run goes. */
+void hf_decider_init_logged(hf_decider *d, const uint8_t *data, size_t size, hf_decision_log *log);
 void hf_decider_init_strategy(hf_decider *d, hf_strategy *strategy);
 
 /* The bytes that replay the decisions taken so far (see
@@ -77,17 +210,29 @@ void hf_decider_init_strategy(hf_decider *d, hf_strategy *strategy);
 size_t hf_decider_encode(const hf_decider *d, uint8_t *out, size_t cap);
 
 /* A value in [lo, hi]; `dflt` (within the range) when undisturbed. */
-uint64_t hf_decide_range(hf_decider *d, uint64_t lo, uint64_t hi, uint64_t dflt);
+uint64_t hf_decide_range(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64_t hi, uint64_t dflt);
 
 /* Yes or no; `dflt` when undisturbed. */
-bool hf_decide_bool(hf_decider *d, bool dflt);
+bool hf_decide_bool(hf_decider *d, hf_decision_tag tag, bool dflt);
 
 /* Any 64-bit value; `dflt` when undisturbed. */
-uint64_t hf_decide_u64(hf_decider *d, uint64_t dflt);
+uint64_t hf_decide_u64(hf_decider *d, hf_decision_tag tag, uint64_t dflt);
 
 /* Encodes a list of deviations (indices strictly increasing) back into
  * bytes.  Writes at most `cap` bytes and returns the length the whole
  * encoding needs. */
 size_t hf_encode_deviations(const hf_deviation *devs, size_t count, uint8_t *out, size_t cap);
+
+/* Appends the bytes that move the position from `*at` to `index` and
+ * deviate decision `index` with `value` (`width` bytes); or, with
+ * `generator` set, that start it at `index` (generator: mode, seed, stretch
+ * bytes as in the format).  Returns the new length; writes only below
+ * `cap`. */
+size_t hf_encode_deviation(uint64_t *at, const hf_deviation *dev, uint8_t *out, size_t len, size_t cap);
+size_t hf_encode_generator(uint64_t *at, uint64_t index, uint8_t mode, uint16_t seed, uint8_t stretch,
+                           uint8_t *out, size_t len, size_t cap);
+
+/* Decisions a stretch byte covers: 0 = the rest of the run. */
+uint64_t hf_stretch_decisions(uint8_t stretch);
 
 #endif

@@ -93,7 +93,8 @@ static hf_io write_file(const char *file, bool append, uint64_t offset, const vo
     take_time(hf_w.sim->o.disk.write_ns);
     sim_file *f = find(n, file);
     if (append) offset = f ? f->live.size : 0;
-    if (sim_fault_possible(HF_FAULT_DISK_WRITE_ERROR) && hf_decide_bool(&hf_w.decider, false)) {
+    if (sim_fault_possible(HF_FAULT_DISK_WRITE_ERROR) &&
+        hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_DISK_WRITE_ERROR, false)) {
         sim_fault(HF_FAULT_DISK_WRITE_ERROR, "write error n%d %s %zu B at %llu", n->id, file, size,
                   (unsigned long long)offset);
         return HF_IO_ERROR;
@@ -130,9 +131,10 @@ hf_io hf_disk_read(const char *file, uint64_t offset, void *buf, size_t size, si
     size_t count = f->live.size - offset < size ? (size_t)(f->live.size - offset) : size;
     memcpy(buf, f->live.bytes + offset, count);
     *got = count;
-    if (sim_fault_possible(HF_FAULT_DISK_READ_CORRUPTION) && hf_decide_bool(&hf_w.decider, false)) {
-        uint64_t at = hf_decide_range(&hf_w.decider, 0, count - 1, 0);
-        uint8_t flip = (uint8_t)hf_decide_range(&hf_w.decider, 1, 255, 1);
+    if (sim_fault_possible(HF_FAULT_DISK_READ_CORRUPTION) &&
+        hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_DISK_READ_CORRUPTION, false)) {
+        uint64_t at = hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, count - 1, 0);
+        uint8_t flip = (uint8_t)hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 1, 255, 1);
         ((uint8_t *)buf)[at] ^= flip;
         sim_fault(HF_FAULT_DISK_READ_CORRUPTION, "read corruption n%d %s byte %llu (xor 0x%02x)", n->id, file,
                   (unsigned long long)(offset + at), flip);
@@ -146,7 +148,8 @@ hf_io hf_disk_fsync(const char *file) {
     take_time(hf_w.sim->o.disk.fsync_ns);
     sim_file *f = find(n, file);
     if (!f) return HF_IO_NOT_FOUND;
-    if (sim_fault_possible(HF_FAULT_DISK_FSYNC_ERROR) && hf_decide_bool(&hf_w.decider, false)) {
+    if (sim_fault_possible(HF_FAULT_DISK_FSYNC_ERROR) &&
+        hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_DISK_FSYNC_ERROR, false)) {
         sim_fault(HF_FAULT_DISK_FSYNC_ERROR, "fsync error n%d %s (%u unsynced writes, %llu B, never reach the media)",
                   n->id, file, f->volatile_count, (unsigned long long)volatile_bytes(f));
         forget_volatile(f);
@@ -199,12 +202,13 @@ static bool images_equal(const sim_image *a, const sim_image *b) {
 static void lose_volatile(sim_node *n, sim_file *f) {
     uint32_t count = f->volatile_count, keep = 0;
     size_t torn = 0;
-    bool tear = count > 0 && sim_fault_possible(HF_FAULT_DISK_TORN_WRITE) && hf_decide_bool(&hf_w.decider, false);
+    bool tear = count > 0 && sim_fault_possible(HF_FAULT_DISK_TORN_WRITE) &&
+                hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_DISK_TORN_WRITE, false);
     if (tear) {
-        keep = (uint32_t)hf_decide_range(&hf_w.decider, 0, count - 1, count - 1);
+        keep = (uint32_t)hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, count - 1, count - 1);
         const sim_write *w = f->volatile_head;
         for (uint32_t i = 0; i < keep; i++) w = w->next;
-        torn = w->size ? (size_t)hf_decide_range(&hf_w.decider, 0, w->size - 1, w->size / 2) : 0;
+        torn = w->size ? (size_t)hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, w->size - 1, w->size / 2) : 0;
         sim_fault(HF_FAULT_DISK_TORN_WRITE, "torn write n%d %s %zu/%zu (unsynced write %u of %u)", n->id, f->name,
                   torn, w->size, keep + 1, count);
     }

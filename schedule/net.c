@@ -131,7 +131,7 @@ static void arrive(void *arg) {
 static uint64_t decide_delay(hf_sim *s, const hf_msg *m) {
     const hf_net_options *o = &s->o.net;
     if (!sim_fault_possible(HF_FAULT_MSG_DELAY)) return o->delay_default_ns;
-    uint64_t d = hf_decide_range(&hf_w.decider, o->delay_min_ns, o->delay_max_ns, o->delay_default_ns);
+    uint64_t d = hf_decide_range(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_MSG_DELAY, o->delay_min_ns, o->delay_max_ns, o->delay_default_ns);
     if (d != o->delay_default_ns)
         sim_fault(HF_FAULT_MSG_DELAY, "delay %s by %s", describe(s, m), sim_duration(d));
     return d;
@@ -160,7 +160,8 @@ static uint64_t send_packet(int to, int kind, uint64_t call, bool is_reply, cons
         packet_free(s, p);
         return id;
     }
-    if (sim_fault_possible(HF_FAULT_MSG_DROP) && hf_decide_bool(&hf_w.decider, false)) {
+    if (sim_fault_possible(HF_FAULT_MSG_DROP) &&
+        hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_MSG_DROP, false)) {
         s->stats.dropped++;
         sim_fault(HF_FAULT_MSG_DROP, "drop %s", describe(s, &p->m));
         packet_free(s, p);
@@ -171,7 +172,8 @@ static uint64_t send_packet(int to, int kind, uint64_t call, bool is_reply, cons
      * overtakes them — possible while one of them arrives later than the
      * quickest delivery would. */
     bool room_to_overtake = link->last_arrival > now + s->o.net.delay_min_ns;
-    if (room_to_overtake && sim_fault_possible(HF_FAULT_MSG_REORDER) && hf_decide_bool(&hf_w.decider, false)) {
+    if (room_to_overtake && sim_fault_possible(HF_FAULT_MSG_REORDER) &&
+        hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_MSG_REORDER, false)) {
         if (arrival >= link->last_arrival) arrival = now + s->o.net.delay_min_ns;
         sim_fault(HF_FAULT_MSG_REORDER, "reorder %s ahead of msg#%llu", describe(s, &p->m),
                   (unsigned long long)link->last_id);
@@ -185,11 +187,12 @@ static uint64_t send_packet(int to, int kind, uint64_t call, bool is_reply, cons
     s->stats.in_flight++;
     hf_at(arrival, arrive, p);
 
-    if (sim_fault_possible(HF_FAULT_MSG_DUPLICATE) && hf_decide_bool(&hf_w.decider, false)) {
+    if (sim_fault_possible(HF_FAULT_MSG_DUPLICATE) &&
+        hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_MSG_DUPLICATE, false)) {
         sim_packet *twin = packet_new(s);
         *twin = *p;
         twin->copy = true;
-        uint64_t extra = hf_decide_range(&hf_w.decider, 0, s->o.net.delay_max_ns, s->o.net.delay_default_ns);
+        uint64_t extra = hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, s->o.net.delay_max_ns, s->o.net.delay_default_ns);
         s->stats.duplicates++;
         s->stats.dup_in_flight++;
         sim_fault(HF_FAULT_MSG_DUPLICATE, "duplicate %s (the copy %s later)", describe(s, &p->m),

@@ -16,7 +16,7 @@ static void set_initial_skew(hf_sim *s, sim_node *n) {
     if (!sim_fault_possible(HF_FAULT_CLOCK_SKEW)) return;
     /* In microseconds, either way; the default is no skew. */
     uint64_t most = s->o.clock.skew_max_ns / HF_US;
-    uint64_t v = hf_decide_range(&hf_w.decider, 0, 2 * most, most);
+    uint64_t v = hf_decide_range(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_CLOCK_SKEW, 0, 2 * most, most);
     if (v == most) return;
     int64_t skew = ((int64_t)v - (int64_t)most) * (int64_t)HF_US;
     n->clock_offset_ns = skew;
@@ -68,7 +68,7 @@ void sim_node_crash(hf_sim *s, sim_node *n, bool by_chaos) {
      * crashing itself comes back at the default pace, so its restarts (each
      * a new task) stay few. */
     uint64_t down = s->o.node.down_default_ns;
-    if (by_chaos) down = hf_decide_range(&hf_w.decider, s->o.node.down_min_ns, s->o.node.down_max_ns, down);
+    if (by_chaos) down = hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, s->o.node.down_min_ns, s->o.node.down_max_ns, down);
     uint64_t back = hf_w.now + down;
     if (!s->quiet && back > s->chaos_end) back = s->chaos_end;
     n->up = false;

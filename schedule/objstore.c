@@ -113,8 +113,8 @@ static op_fate decide_fate(void) {
     if (sim_fault_possible(HF_FAULT_STORE_ERROR)) options[n++] = FAILS;
     if (sim_fault_possible(HF_FAULT_STORE_TIMEOUT)) options[n++] = GETS_LOST;
     if (sim_fault_possible(HF_FAULT_STORE_REPLY_LOST)) options[n++] = LOSES_REPLY;
-    op_fate fate = options[hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, 0)];
-    if (fate == GETS_LOST && hf_decide_bool(&hf_w.decider, false)) fate = LANDS_LATE;
+    op_fate fate = options[hf_decide_range(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_STORE_ERROR, 0, (uint64_t)n - 1, 0)];
+    if (fate == GETS_LOST && hf_decide_bool(&hf_w.decider, HF_DECISION_DETAIL, false)) fate = LANDS_LATE;
     return fate;
 }
 
@@ -131,7 +131,7 @@ static hf_store_status request(store_op *op, uint64_t timeout_ns) {
     op_fate fate = decide_fate();
     uint64_t latency = o->latency_default_ns;
     if (sim_fault_possible(HF_FAULT_STORE_LATENCY)) {
-        latency = hf_decide_range(&hf_w.decider, o->latency_min_ns, o->latency_max_ns, latency);
+        latency = hf_decide_range(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_STORE_LATENCY, o->latency_min_ns, o->latency_max_ns, latency);
         if (latency != o->latency_default_ns)
             sim_fault(HF_FAULT_STORE_LATENCY, "store latency: %s takes %s", what, sim_duration(latency));
     }

@@ -48,6 +48,10 @@ enum { HF_DEFAULT_MAX_STEPS = 100000 };
 
 void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out);
 
+/* hf_run, also filling `log` with where the input's records lie and what
+ * each decision was about (decide.h): what a mutator needs. */
+void hf_run_logged(const hf_target *t, const uint8_t *data, size_t size, hf_decision_log *log, hf_result *out);
+
 /* A run whose decisions a strategy takes instead of bytes; afterwards
  * hf_decider_encode(hf_last_decisions(), ...) gives the bytes that replay it. */
 void hf_run_strategy(const hf_target *t, hf_strategy *strategy, hf_result *out);

@@ -193,11 +193,10 @@ static hf_task *choose_next(hf_why why) {
                 hf_fail(HF_FAIL_STEPS, NULL, "the workload never finished: step budget of %llu ran out",
                         (unsigned long long)hf_w.max_steps);
             int dflt = default_choice(runnable, n, self, why);
-            if (hf_w.decider.strategy) {    /* PCT needs to know which tasks these are */
-                for (int i = 0; i < n; i++) hf_w.runnable_ids[i] = runnable[i]->id;
-                hf_w.decider.task_options = hf_w.runnable_ids;
-            }
-            int pick = (int)hf_decide_range(&hf_w.decider, 0, (uint64_t)n - 1, (uint64_t)dflt);
+            /* PCT (a strategy or a generator) needs to know which tasks these are. */
+            for (int i = 0; i < n; i++) hf_w.runnable_ids[i] = runnable[i]->id;
+            hf_w.decider.task_options = hf_w.runnable_ids;
+            int pick = (int)hf_decide_range(&hf_w.decider, HF_DECISION_TASK, 0, (uint64_t)n - 1, (uint64_t)dflt);
             hf_w.decider.task_options = NULL;
             last_pick_deviated = pick != dflt;
             return runnable[pick];
@@ -399,21 +398,21 @@ static void trace_decision(const char *what, uint32_t deviations_before, uint64_
 
 uint64_t hf_pick(const char *what, uint64_t lo, uint64_t hi, uint64_t dflt) {
     uint32_t before = hf_w.decider.deviations;
-    uint64_t v = hf_decide_range(&hf_w.decider, lo, hi, dflt);
+    uint64_t v = hf_decide_range(&hf_w.decider, HF_DECISION_WORKLOAD, lo, hi, dflt);
     trace_decision(what, before, v, dflt);
     return v;
 }
 
 bool hf_chance(const char *what, bool dflt) {
     uint32_t before = hf_w.decider.deviations;
-    bool v = hf_decide_bool(&hf_w.decider, dflt);
+    bool v = hf_decide_bool(&hf_w.decider, HF_DECISION_WORKLOAD, dflt);
     trace_decision(what, before, v, dflt);
     return v;
 }
 
 uint64_t hf_random64(const char *what, uint64_t dflt) {
     uint32_t before = hf_w.decider.deviations;
-    uint64_t v = hf_decide_u64(&hf_w.decider, dflt);
+    uint64_t v = hf_decide_u64(&hf_w.decider, HF_DECISION_WORKLOAD, dflt);
     trace_decision(what, before, v, dflt);
     return v;
 }
@@ -455,7 +454,8 @@ void hf_note(const char *fmt, ...) {
 
 /* ---- The run ------------------------------------------------------------- */
 
-static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf_strategy *strategy) {
+static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf_strategy *strategy,
+                        hf_decision_log *log) {
     hf_arena_reset(&hf_w.arena);
     hf_w.target = t;
     hf_w.task_count = 0;
@@ -479,7 +479,7 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     last_pick_deviated = false;
     memset(&hf_w.result, 0, sizeof hf_w.result);
     if (strategy) hf_decider_init_strategy(&hf_w.decider, strategy);
-    else hf_decider_init(&hf_w.decider, data, size);
+    else hf_decider_init_logged(&hf_w.decider, data, size, log);
     hf_trace_reset(&hf_w.trace);
     hf_features_reset(&hf_w.features);
     hf_fiber_init_main(&hf_w.main_fiber);
@@ -503,10 +503,10 @@ static void tear_down(void) {
 }
 
 static void run(const hf_target *t, const uint8_t *data, size_t size, hf_strategy *strategy,
-                hf_result *out) {
+                hf_decision_log *log, hf_result *out) {
     assert(t && t->main && t->name);
     assert(!hf_w.current && "hf_run cannot be nested");
-    reset_world(t, data, size, strategy);
+    reset_world(t, data, size, strategy, log);
     hf_spawn("main", t->main, NULL);
     if (setjmp(main_env) == 0) transfer(NULL, choose_next(WHY_START));
     tear_down();
@@ -520,11 +520,15 @@ static void run(const hf_target *t, const uint8_t *data, size_t size, hf_strateg
 }
 
 void hf_run(const hf_target *t, const uint8_t *data, size_t size, hf_result *out) {
-    run(t, data, size, NULL, out);
+    run(t, data, size, NULL, NULL, out);
+}
+
+void hf_run_logged(const hf_target *t, const uint8_t *data, size_t size, hf_decision_log *log, hf_result *out) {
+    run(t, data, size, NULL, log, out);
 }
 
 void hf_run_strategy(const hf_target *t, hf_strategy *strategy, hf_result *out) {
-    run(t, NULL, 0, strategy, out);
+    run(t, NULL, 0, strategy, NULL, out);
 }
 
 const hf_trace *hf_last_trace(void) { return &hf_w.trace; }

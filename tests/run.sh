@@ -56,7 +56,7 @@ for prog in "$HF_OUT"/tests/test_*; do
     run_one "$name" "$prog"
     run_one "$name (asan)" "$HF_OUT_ASAN/tests/$name"
     # The runtime's own tests run under every sanitizer OSS-Fuzz uses.
-    case $name in test_decide|test_sched)
+    case $name in test_decide|test_sched|test_mutate)
         run_one "$name (ubsan)" "$HF_OUT_UBSAN/tests/$name"
         run_one "$name (msan)" "$HF_OUT_MSAN/tests/$name" ;;
     esac

@@ -62,6 +62,38 @@ if [ -x "$HF_OUT/counter_afl" ]; then
         && echo "ok - counter: the AFL++ binary and the replayer give the same trace hashes on 40 inputs" \
         || echo "not ok - counter: AFL++ and replayer trace hashes differ"
 fi
+# Generator records: files that start with one (a generated run, some
+# with explicit records after it) give the same hashes in the replayer of
+# every build and in both engines, on a fixed world target with every fault.
+mkdir -p "$tmp/generated"
+for i in $(seq 1 30); do
+    bytes=$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' 254 $((RANDOM % 256)) $((RANDOM % 256)) $((RANDOM % 256)))
+    for _ in $(seq 1 $((RANDOM % 6))); do bytes+=$(printf '\\x%02x' $((RANDOM % 256))); done
+    printf "$bytes" >"$tmp/generated/gen$(printf %02d "$i")"
+done
+generated=("$tmp"/generated/*)
+for target in diskless_topic metrics_race; do
+    "$HF_OUT/heisenfuzz" replay -q $target "${generated[@]}" | grep '^trace-hash' >"$tmp/gen-replayer"
+    for build in O0:"$HF_OUT_O0" asan:"$HF_OUT_ASAN" ubsan:"$HF_OUT_UBSAN" msan:"$HF_OUT_MSAN"; do
+        name=${build%%:*} dir=${build#*:}
+        "$dir/heisenfuzz" replay -q $target "${generated[@]}" | grep '^trace-hash' >"$tmp/gen-$name"
+        cmp -s "$tmp/gen-replayer" "$tmp/gen-$name" && [ -s "$tmp/gen-replayer" ] \
+            && echo "ok - $target: 30 generated runs give the same trace hashes at -O2 and in the $name build" \
+            || echo "not ok - $target: generated runs differ between the -O2 and $name builds"
+    done
+    HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/${target}_fuzzer" "${generated[@]}" 2>&1 | grep '^trace-hash' >"$tmp/gen-libfuzzer"
+    cmp -s "$tmp/gen-replayer" "$tmp/gen-libfuzzer" \
+        && echo "ok - $target: the libFuzzer binary and the replayer agree on 30 generated runs" \
+        || echo "not ok - $target: libFuzzer and replayer differ on generated runs"
+    if [ -x "$HF_OUT/${target}_afl" ]; then
+        : >"$tmp/gen-afl"
+        for f in "${generated[@]}"; do AFL_DEBUG=1 HEISENFUZZ_TRACE_HASH=1 "$HF_OUT/${target}_afl" "$f" 2>&1 | grep '^trace-hash' >>"$tmp/gen-afl"; done
+        cmp -s "$tmp/gen-replayer" "$tmp/gen-afl" \
+            && echo "ok - $target: the AFL++ binary and the replayer agree on 30 generated runs" \
+            || echo "not ok - $target: AFL++ and replayer differ on generated runs"
+    fi
+done
+
 # A failing schedule: the crash report's hash equals the replayer's.
 printf '\x03\x00' >"$tmp/crash"
 want=$("$HF_OUT/heisenfuzz" replay counter_buggy "$tmp/crash" | grep '^trace-hash')

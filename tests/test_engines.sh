@@ -58,3 +58,34 @@ if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/counter_buggy_afl" ]; then
 else
     echo "not ok - afl-fuzz or the AFL++ build is missing (./build.sh --deps installs afl++)"
 fi
+
+# The full search on a fault bug: libFuzzer's binary (generator records, the
+# decision mutator, behaviour features) and AFL++ with the decision mutator
+# library find kafka_idempotent_buggy's bug in bounded, seeded campaigns, and
+# the mutator's own runs are reported.
+kafka_fails() { "$HF_OUT/heisenfuzz" replay -q kafka_idempotent_buggy "$1" >/dev/null 2>&1; [ $? -eq 1 ]; }
+work="$tmp/lf-kafka"
+mkdir -p "$work"
+(cd "$work" && "$OLDPWD/$HF_OUT/kafka_idempotent_buggy_fuzzer" -seed=3 -runs=5000 -print_final_stats=1 \
+    -exact_artifact_path="$work/crash" >log 2>&1)
+runs=$(grep -m1 '^stat::heisenfuzz_mutator_runs:' "$work/log" | awk '{print $2}')
+if [ -f "$work/crash" ] && kafka_fails "$work/crash" && [ -n "$runs" ]; then
+    echo "ok - libFuzzer with the decision mutator finds kafka_idempotent_buggy's bug within 5,000 executions ($runs mutator runs); it replays"
+else
+    echo "not ok - libFuzzer with the decision mutator found no replayable kafka_idempotent_buggy crash in 5,000 executions"
+fi
+if command -v afl-fuzz >/dev/null && [ -f "$HF_OUT/kafka_idempotent_buggy_afl_mutator.so" ]; then
+    mkdir -p "$tmp/afl-kafka-in"
+    printf '\xff' >"$tmp/afl-kafka-in/calm"
+    env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
+        AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1 AFL_BENCH_UNTIL_CRASH=1 HEISENFUZZ_MUTATOR_RUNS="$tmp/afl-kafka-runs" \
+        AFL_CUSTOM_MUTATOR_LIBRARY="$PWD/$HF_OUT/kafka_idempotent_buggy_afl_mutator.so" \
+        timeout 300 afl-fuzz -i "$tmp/afl-kafka-in" -o "$tmp/afl-kafka-out" -s 1 -E 20000 \
+        -- "$HF_OUT/kafka_idempotent_buggy_afl" >"$tmp/afl-kafka.log" 2>&1
+    crash=$(ls "$tmp"/afl-kafka-out/default/crashes/id:* 2>/dev/null | head -1)
+    if [ -n "$crash" ] && kafka_fails "$crash" && [ -s "$tmp/afl-kafka-runs" ]; then
+        echo "ok - AFL++ with the decision mutator library finds kafka_idempotent_buggy's bug within 20,000 executions ($(cat "$tmp/afl-kafka-runs") mutator runs); it replays"
+    else
+        echo "not ok - AFL++ with the decision mutator found no replayable kafka_idempotent_buggy crash ($(tail -c 300 "$tmp/afl-kafka.log" | tr '\n' ' '))"
+    fi
+fi

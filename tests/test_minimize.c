@@ -53,7 +53,7 @@ static const hf_target two_stories = {.name = "two_stories", .summary = "test", 
  * one (the sleep) shows it. */
 static void quiet_delay_main(void *arg) {
     (void)arg;
-    hf_sleep(hf_decide_range(&hf_w.decider, 1, 1000, 1));
+    hf_sleep(hf_decide_range(&hf_w.decider, HF_DECISION_WORKLOAD, 1, 1000, 1));
     hf_note("woke up");
 }
 static const hf_target quiet_delay = {.name = "quiet_delay", .summary = "test", .main = quiet_delay_main};

@@ -13,7 +13,10 @@
  *     decisions it takes) on the expected property, and the fixed variant
  *     passes those very bytes;
  *   - few uniform random inputs hit a buggy variant's bug: the search, not
- *     luck, has to find it.
+ *     luck, has to find it;
+ *   - the deeper incidents' fixed variants also pass runs whose decisions
+ *     the uniform random and PCT strategies take (storms of faults and
+ *     preemptions, which the byte inputs above rarely make).
  *
  * HF_TARGET_RUNS overrides the runs per fixed variant: 50,000 by default,
  * 5,000 under a sanitizer, whose build is there to catch memory errors,
@@ -25,6 +28,7 @@
 #include "check.h"
 #include "prop.h"
 #include "run.h"
+#include "strategy.h"
 #include "targets.h"
 
 #include <stdlib.h>
@@ -76,29 +80,53 @@ typedef struct incident {
     uint8_t bytes[16];
     size_t size;
     double max_random_share;       /* of uniform random inputs that may hit the bug */
+    int runs_divisor;              /* 0 or 1: the full soak; N: a soak N times shorter, and
+                                      runs/N/2 runs of each decision strategy besides */
 } incident;
+
+/* Found by libFuzzer (-seed=1), minimized by `heisenfuzz minimize`; also
+ * tests/regress/kafka_hw_truncation_kip101.c. */
+#define HW_TRUNCATION_DECISIONS                                                                       \
+    "decision 2: the fault profile allows crashes; decision 3: the first crash, at 64 ms, strikes "   \
+    "broker-a, whose HW lags its log by the record it fetched last; decision 36: broker-b crashes at " \
+    "the same instant; decision 37: broker-b stays down 56.4 ms, so its session outlives broker-a's restart"
+#define HW_TRUNCATION_BYTES {0x02, 0x00, 0x20, 0x2f, 0x20, 0x00, 0x00, 0x00, 0x80, 0x6b, 0x2b, 0x02}, 12
+
+/* Found by libFuzzer (-seed=1), minimized by `heisenfuzz minimize`; also
+ * tests/regress/zk_newleader_ack_4646.c. */
+#define NEWLEADER_ACK_DECISIONS                                                                        \
+    "decisions 1, 2: the fault profile allows crashes and lost writes; decision 3: the follower loses "  \
+    "power at 5 ms; decision 14: its SyncThread runs the instant the first DIFF transaction is handed to " \
+    "it, flushes it alone, and the ACK of NEWLEADER goes out while the rest wait for the next fsync"
+#define NEWLEADER_ACK_BYTES {0x01, 0x00, 0x00, 0x05, 0x00, 0x0a, 0x00}, 7
 
 static const incident incidents[] = {
     {"metrics_race", "targets/metrics_race/", "metrics_race_buggy", "the exported totals equal the number of updates",
      "decision 11: the client sends request 2 before the answer to request 1; decision 21: "
      "handler1, between its load and its store of the histogram count, is preempted by handler2",
-     {0x0b, 0x09, 0x00}, 3, 0.005},
+     {0x0b, 0x09, 0x00}, 3, 0.005, 1},
     {"kafka_idempotent", "targets/kafka_idempotent/", "kafka_idempotent_buggy",
      "for each producer, the records in the log appear in send order, without duplicates",
      "decision 0: the fault profile allows message delays; decision 14: the LeaderAndIsr to broker1 "
      "takes 6 ms (corrIds 21, 22 NotLeaderOrFollower, 23 NotEnoughReplicas, 24 baseSeq 4188 written first)",
-     {0x00, 0x0d, 0x3f, 0x80, 0x58}, 5, 0.005},
+     {0x00, 0x0d, 0x3f, 0x80, 0x58}, 5, 0.005, 1},
     {"lease_lock", "targets/lease_lock/", "lease_lock_buggy",
      "at most one client believes it holds the lock at any logical instant",
      "decision 2: the fault profile allows clock skew; decision 4: client1's clock is 8 ms behind; "
      "decision 15: client1 works 80 ms under its first 50 ms lease",
-     {0x02, 0x01, 0xe0, 0x2e, 0x0a, 0x6f, 0x11, 0x01}, 8, 0.005},
+     {0x02, 0x01, 0xe0, 0x2e, 0x0a, 0x6f, 0x11, 0x01}, 8, 0.005, 1},
     {"diskless_agent", "targets/diskless_agent/", "diskless_agent_buggy",
      "every acknowledged record is readable through metadata and object store, exactly once",
      "decision 2: the fault profile allows store errors; decision 60: the first PUT fails; "
      "decision 67: the committer, polling as that PUT ends, runs between its two state transitions",
-     {0x02, 0x39, 0x00, 0x06, 0x00}, 5, 0.005},
-    {"diskless_topic", "targets/diskless_topic/", NULL, NULL, NULL, {0}, 0, 0},
+     {0x02, 0x39, 0x00, 0x06, 0x00}, 5, 0.005, 1},
+    {"diskless_topic", "targets/diskless_topic/", NULL, NULL, NULL, {0}, 0, 0, 1},
+    {"kafka_hw_truncation", "targets/kafka_hw_truncation/", "kafka_hw_truncation_buggy",
+     "every record acknowledged to the producer is in the log of a broker that becomes leader",
+     HW_TRUNCATION_DECISIONS, HW_TRUNCATION_BYTES, 0.005, 10},
+    {"zk_newleader_ack", "targets/zk_newleader_ack/", "zk_newleader_ack_buggy",
+     "after a restart, the follower's log holds every transaction it acknowledged",
+     NEWLEADER_ACK_DECISIONS, NEWLEADER_ACK_BYTES, 0.005, 5},
 };
 enum { INCIDENTS = sizeof incidents / sizeof *incidents };
 
@@ -155,6 +183,31 @@ static void check_fixed_variant(const incident *g, long runs) {
     free(held_before);
 }
 
+/* Runs whose decisions a strategy takes: uniform random (every fault a
+ * coin toss, every scheduling choice uniform) and PCT (d = 3). */
+static void check_fixed_strategies(const incident *g, long runs) {
+    const hf_target *t = find(g->fixed);
+    if (!t) return;
+    long failures[2] = {0, 0};
+    char first[600] = "";
+    hf_random_strategy random;
+    hf_random_strategy_init(&random, 1);
+    hf_pct_strategy pct;
+    hf_pct_strategy_init(&pct, 1, 3);
+    for (long i = 0; i < runs; i++) {
+        hf_result r;
+        hf_run_strategy(t, &random.base, &r);
+        if (r.outcome != HF_OK && failures[0]++ == 0) snprintf(first, sizeof first, " (random run %ld: %s)", i, r.message);
+        hf_pct_begin_run(&pct);
+        hf_run_strategy(t, &pct.base, &r);
+        hf_pct_end_run(&pct, r.steps);
+        if (r.outcome != HF_OK && failures[1]++ == 0) snprintf(first, sizeof first, " (pct run %ld: %s)", i, r.message);
+    }
+    CHECK(failures[0] == 0 && failures[1] == 0,
+          "%s (fixed): %ld uniform random and %ld PCT schedules, %ld and %ld failures%s", t->name, runs, runs,
+          failures[0], failures[1], first);
+}
+
 static void check_buggy_variant(const incident *g) {
     static uint8_t input[64];
     const hf_target *buggy = find(g->buggy), *fixed = find(g->fixed);
@@ -185,7 +238,9 @@ int main(void) {
     check_calm_world();
     for (int i = 0; i < INCIDENTS; i++) {
         if (incidents[i].buggy) check_buggy_variant(&incidents[i]);
-        check_fixed_variant(&incidents[i], runs);
+        int divisor = incidents[i].runs_divisor > 1 ? incidents[i].runs_divisor : 1;
+        check_fixed_variant(&incidents[i], runs / divisor);
+        if (divisor > 1) check_fixed_strategies(&incidents[i], runs / divisor / 2);
     }
     hf_runtime_free();
     return check_exit();

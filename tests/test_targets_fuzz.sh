@@ -79,3 +79,10 @@ found diskless_agent_buggy diskless_agent \
     "every acknowledged record is readable through metadata and object store, exactly once" 300000
 holds diskless_agent 10000
 holds diskless_topic 5000
+# kafka_hw_truncation_buggy takes libFuzzer 19,000-74,000 executions (one or
+# two minutes): its fuzzer-found schedule is tests/regress/kafka_hw_truncation_kip101.c
+# and an incident of tests/test_targets.c instead.
+holds kafka_hw_truncation 5000
+found zk_newleader_ack_buggy zk_newleader_ack \
+    "after a restart, the follower's log holds every transaction it acknowledged" 100000
+holds zk_newleader_ack 10000

@@ -1,0 +1,457 @@
+/*
+ * mutate.c — the decision-aware mutator (mutate.h).
+ *
+ * Every input the mutator works on is first known as a map: its records
+ * decoded into items, what each decision of its run was about, the
+ * deviations the run took (generated ones too), and where it first showed a
+ * behaviour new to this process.  A mutation edits items and encodes them
+ * again (decide.c's encoder), so a mutant is always a well-formed input that
+ * says what the mutation meant.
+ */
+#include "mutate.h"
+#include "behaviour.h"
+#include "run.h"
+#include "strategy.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Maps of inputs ----------------------------------------------------------- */
+
+typedef struct input_map {
+    uint64_t hash;              /* of the input's bytes; 0 = empty slot */
+    size_t size;
+    uint32_t decisions;         /* decisions the run took */
+    uint32_t kept;              /* of which the log kept what they were about */
+    hf_decision_tag *tag;
+    uint8_t *width;
+    int items;                  /* -1: the input has more records than a log keeps */
+    hf_item *item;
+    bool complete;              /* `taken` holds all of the run's deviations */
+    uint32_t deviations;
+    hf_deviation *taken;
+    uint64_t novelty;           /* first decision showing a behaviour new to the process; UINT64_MAX none */
+} input_map;
+
+/* Maps of inputs by hash, direct-mapped: every input run goes in, but one
+ * that showed new behaviour (the likely corpus) is displaced only by
+ * another such; plus the last input run, which libFuzzer mutates again when
+ * it stacks mutations. */
+enum { CACHE_SLOTS = 1024 };
+
+static struct {
+    const hf_target *target;
+    hf_decision_log log;
+    input_map cache[CACHE_SLOTS];
+    input_map last;
+    uint64_t runs;                 /* the mutator's own */
+    uint64_t *seen;                /* behaviour features seen in this process: open addressing */
+    size_t seen_count, seen_cap;
+    hf_item scratch[HF_ITEMS_MAX];
+    uint8_t encoded[1 << 16];
+} M;
+
+static void *must_alloc(size_t size) {
+    void *p = malloc(size ? size : 1);
+    if (!p) { fprintf(stderr, "heisenfuzz: out of memory in the mutator\n"); abort(); }
+    return p;
+}
+
+static uint64_t hash_input(const uint8_t *data, size_t size) {
+    uint64_t h = XXH3_64bits(data, size);
+    return h ? h : 1;
+}
+
+static void map_free(input_map *m) {
+    free(m->tag);
+    free(m->width);
+    free(m->item);
+    free(m->taken);
+    memset(m, 0, sizeof *m);
+}
+
+void hf_mutator_init(const hf_target *t) {
+    assert(t);
+    M.target = t;
+}
+
+hf_decision_log *hf_mutator_log(void) { return &M.log; }
+
+uint64_t hf_mutator_runs(void) { return M.runs; }
+
+/* Adds a feature to the process-wide set; true when it was new. */
+static bool see(uint64_t feature) {
+    if (2 * (M.seen_count + 1) > M.seen_cap) {
+        size_t cap = M.seen_cap ? 2 * M.seen_cap : 4096;
+        uint64_t *grown = calloc(cap, sizeof *grown);
+        if (!grown) { fprintf(stderr, "heisenfuzz: out of memory in the mutator\n"); abort(); }
+        for (size_t i = 0; i < M.seen_cap; i++) {
+            if (!M.seen[i]) continue;
+            size_t at = (size_t)(M.seen[i] % cap);
+            while (grown[at]) at = (at + 1) % cap;
+            grown[at] = M.seen[i];
+        }
+        free(M.seen);
+        M.seen = grown;
+        M.seen_cap = cap;
+    }
+    size_t at = (size_t)(feature % M.seen_cap);
+    while (M.seen[at]) {
+        if (M.seen[at] == feature) return false;
+        at = (at + 1) % M.seen_cap;
+    }
+    M.seen[at] = feature;
+    M.seen_count++;
+    return true;
+}
+
+/* The first decision at which the last run showed a feature new to the
+ * process (and records them all as seen). */
+static uint64_t note_novelty(void) {
+    const hf_features *f = hf_last_features();
+    uint64_t first = UINT64_MAX;
+    for (uint32_t i = 0; i < f->count; i++)
+        if (see(f->list[i]) && f->first_decision[i] < first) first = f->first_decision[i];
+    return first;
+}
+
+/* Fills `m` from the last run, made of data[0..size) with M.log. */
+static void map_fill(input_map *m, const uint8_t *data, size_t size, uint64_t hash, uint64_t novelty) {
+    map_free(m);
+    const hf_decider *d = hf_last_decisions();
+    m->hash = hash;
+    m->size = size;
+    m->decisions = M.log.decisions;
+    m->kept = M.log.decisions < HF_LOG_DECISIONS ? M.log.decisions : HF_LOG_DECISIONS;
+    m->tag = must_alloc(m->kept);
+    m->width = must_alloc(m->kept);
+    memcpy(m->tag, M.log.tag, m->kept);
+    memcpy(m->width, M.log.width, m->kept);
+    m->items = hf_items_parse(&M.log, data, size, M.scratch, HF_ITEMS_MAX);
+    m->item = must_alloc((m->items > 0 ? (size_t)m->items : 0) * sizeof *m->item);
+    if (m->items > 0) memcpy(m->item, M.scratch, (size_t)m->items * sizeof *m->item);
+    m->complete = d->deviations <= HF_DEVIATIONS_KEPT;
+    m->deviations = m->complete ? d->deviations : HF_DEVIATIONS_KEPT;
+    m->taken = must_alloc(m->deviations * sizeof *m->taken);
+    memcpy(m->taken, d->taken, m->deviations * sizeof *m->taken);
+    m->novelty = novelty;
+}
+
+/* Keeps the map of the last run, of data[0..size). */
+static input_map *keep(const uint8_t *data, size_t size, uint64_t hash) {
+    uint64_t novelty = note_novelty();
+    input_map *slot = &M.cache[hash % CACHE_SLOTS];
+    bool protected = slot->hash && slot->novelty != UINT64_MAX;
+    input_map *m = novelty != UINT64_MAX || !protected ? slot : &M.last;
+    map_fill(m, data, size, hash, novelty);
+    return m;
+}
+
+void hf_mutator_observe(const uint8_t *data, size_t size) { keep(data, size, hash_input(data, size)); }
+
+/* The map of data[0..size): remembered, or learnt by running it. */
+static const input_map *map_of(const uint8_t *data, size_t size) {
+    assert(M.target && "hf_mutator_init first");
+    uint64_t hash = hash_input(data, size);
+    if (M.last.hash == hash && M.last.size == size) return &M.last;
+    input_map *slot = &M.cache[hash % CACHE_SLOTS];
+    if (slot->hash == hash && slot->size == size) return slot;
+    hf_result r;
+    hf_run_logged(M.target, data, size, &M.log, &r);
+    M.runs++;
+    return keep(data, size, hash);
+}
+
+/* ---- Items: decoding and encoding --------------------------------------------- */
+
+static uint8_t byte_at(const uint8_t *data, size_t size, size_t at) { return at < size ? data[at] : 0; }
+
+int hf_items_parse(const hf_decision_log *log, const uint8_t *data, size_t size, hf_item *items, int max) {
+    if (log->records > HF_LOG_RECORDS) return -1;
+    int n = 0;
+    for (uint32_t r = 0; r < log->records && n < max; r++) {
+        const hf_record_info *rec = &log->record[r];
+        size_t at = rec->offset;
+        if (rec->generator) {
+            uint8_t mode = byte_at(data, size, at + 1);
+            if ((mode & 15) == HF_GEN_ADVANCE) continue;   /* positions are the encoder's business */
+            items[n++] = (hf_item){.index = rec->index, .generator = true, .mode = mode,
+                                   .seed = (uint16_t)(byte_at(data, size, at + 2) | byte_at(data, size, at + 3) << 8),
+                                   .stretch = byte_at(data, size, at + 4)};
+            continue;
+        }
+        if (rec->index >= log->decisions) continue;        /* never reached: it changes nothing */
+        if (rec->index >= HF_LOG_DECISIONS) return -1;     /* its width is unknown */
+        uint8_t width = log->width[rec->index];
+        uint64_t value = 0;
+        for (unsigned b = 0; b < width; b++) value |= (uint64_t)byte_at(data, size, at + 1 + b) << (8 * b);
+        items[n++] = (hf_item){.index = rec->index, .width = width, .value = value};
+    }
+    return n;
+}
+
+/* Decision order; at one index the generator comes first, so that an
+ * explicit record there overrides its first decision. */
+static int item_order(const void *a, const void *b) {
+    const hf_item *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (int)y->generator - (int)x->generator;
+}
+
+size_t hf_items_encode(hf_item *items, int count, uint8_t *out, size_t max_size) {
+    qsort(items, (size_t)count, sizeof *items, item_order);
+    size_t len = 0, last_start = 0;
+    uint64_t at = 0;
+    for (int i = 0; i < count; i++) {
+        const hf_item *it = &items[i];
+        if (i > 0 && it->index == items[i - 1].index && it->generator == items[i - 1].generator) continue;
+        last_start = len;
+        if (it->generator) {
+            len = hf_encode_generator(&at, it->index, it->mode, it->seed, it->stretch, out, len, max_size);
+        } else {
+            hf_deviation dev = {it->index, it->value, it->width};
+            len = hf_encode_deviation(&at, &dev, out, len, max_size);
+        }
+    }
+    /* Bytes missing at the end read as 0: the last record's trailing zeros
+     * (but never its first byte, which makes it a record) can go. */
+    while (len > last_start + 1 && len <= max_size && out[len - 1] == 0) len--;
+    return len <= max_size ? len : 0;
+}
+
+/* ---- Random choices ------------------------------------------------------------- */
+
+static hf_rng rng;
+
+static uint64_t below(uint64_t n) { return n ? hf_rng_below(&rng, n) : 0; }
+
+/* A fresh generator: mostly a walk at the intensities where blind
+ * schedules find shallow bugs best (levels 1-3: a deviation at every
+ * second to fifth decision; measured on the incident targets), and
+ * sometimes any kind at any intensity. */
+static hf_item fresh_generator(uint64_t index) {
+    static const hf_generator_kind kinds[20] = {
+        HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,  HF_GEN_WALK,  HF_GEN_WALK,  HF_GEN_WALK,
+        HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,  HF_GEN_WALK,  HF_GEN_FAULTS, HF_GEN_FAULTS,
+        HF_GEN_FAULTS, HF_GEN_SWARM,  HF_GEN_SWARM,  HF_GEN_TASKS, HF_GEN_TASKS, HF_GEN_PCT};
+    uint64_t dice = below(20);
+    unsigned level = dice < 12 ? 1 + (unsigned)below(3) : dice < 17 ? (unsigned)below(6) : (unsigned)below(16);
+    uint8_t stretch = below(7) ? 0 : (uint8_t)(1 + below(255));
+    return (hf_item){.index = index, .generator = true, .mode = (uint8_t)(kinds[below(10)] | level << 4),
+                     .seed = (uint16_t)below(65536), .stretch = stretch};
+}
+
+static uint64_t random_value(unsigned width) {
+    uint64_t v = hf_rng_next(&rng);
+    return width >= 8 ? v : v & ((1ull << (8 * width)) - 1);
+}
+
+/* A decision of the run, chosen by what it is about: a class of decision
+ * (task choices, workload, profile, faults, details) among those the run
+ * has, then a tag of that class (a fault kind), then one of its decisions.
+ * Choosing the class first keeps the nineteen profile decisions from
+ * crowding out the rest. */
+static bool pick_decision(const input_map *m, uint64_t *index) {
+    uint32_t count[256] = {0};
+    for (uint32_t i = 0; i < m->kept; i++) count[m->tag[i]]++;
+    unsigned classes = 0, class_tags[8] = {0};
+    for (int tag = 0; tag < 256; tag++)
+        if (count[tag] && class_tags[tag >> 5]++ == 0) classes++;
+    if (!classes) return false;
+    uint64_t want = below(classes);
+    unsigned cls = 0;
+    while (!class_tags[cls] || want-- > 0) cls++;
+    uint64_t nth_tag = below(class_tags[cls]);
+    int tag = (int)cls << 5;
+    while (!count[tag] || nth_tag-- > 0) tag++;
+    uint64_t nth = below(count[tag]);
+    for (uint32_t i = 0; i < m->kept; i++)
+        if (m->tag[i] == tag && nth-- == 0) { *index = i; return true; }
+    return false;
+}
+
+/* The run's own deviations before decision `cut`, as explicit items. */
+static int prefix_items(const input_map *m, uint64_t cut, hf_item *items) {
+    int n = 0;
+    for (uint32_t i = 0; i < m->deviations && m->taken[i].index < cut; i++)
+        items[n++] = (hf_item){.index = m->taken[i].index, .width = m->taken[i].width, .value = m->taken[i].value};
+    return n;
+}
+
+/* Indices of the items that are (or are not) generators. */
+static int items_where(const input_map *m, bool generator, int *which) {
+    int n = 0;
+    for (int i = 0; i < m->items; i++)
+        if (m->item[i].generator == generator) which[n++] = i;
+    return n;
+}
+
+/* ---- Mutations -------------------------------------------------------------------- */
+
+/* Builds the items of one mutation of `m` in M.scratch; returns their
+ * count, or -1 when the mutation does not apply to this input. */
+static int build(hf_mutation_kind kind, const input_map *m) {
+    hf_item *out = M.scratch;
+    static int which[HF_ITEMS_MAX];
+    int n = m->items > 0 ? m->items : 0;
+    if (m->items > 0) memcpy(out, m->item, (size_t)m->items * sizeof *out);
+    switch (kind) {
+    case HF_MUT_FRESH:
+        out[0] = fresh_generator(0);
+        return 1;
+    case HF_MUT_RESEED:
+    case HF_MUT_RETUNE: {
+        int g = items_where(m, true, which);
+        if (m->items < 0 || !g) return -1;
+        hf_item *it = &out[which[below((uint64_t)g)]];
+        if (kind == HF_MUT_RESEED) {
+            it->seed = (uint16_t)(it->seed ^ (1 + below(65535)));
+        } else {
+            unsigned level = it->mode >> 4;
+            switch (below(3)) {
+            case 0: level = (unsigned)((int)level + (below(2) ? 1 : -1) * (int)(1 + below(2))) & 15u; break;
+            case 1: it->mode = fresh_generator(0).mode; level = it->mode >> 4; break;
+            default: it->stretch = below(2) ? 0 : (uint8_t)(1 + below(255)); break;
+            }
+            it->mode = (uint8_t)((it->mode & 15) | level << 4);
+        }
+        return n;
+    }
+    case HF_MUT_CONTINUE: {
+        if (!m->complete) return -1;
+        /* Mostly the moment a new behaviour showed (and a decision or two
+         * after it, which may be what made it), else anywhere. */
+        uint64_t cut = m->novelty != UINT64_MAX && below(3) ? m->novelty + below(3) : below((uint64_t)m->decisions + 1);
+        int k = prefix_items(m, cut, out);
+        out[k] = fresh_generator(cut);
+        return k + 1;
+    }
+    case HF_MUT_ADD: {
+        uint64_t index;
+        if (m->items < 0 || !pick_decision(m, &index)) return -1;
+        for (int i = 0; i < n; i++)
+            if (!out[i].generator && out[i].index == index) n = i;   /* replaced below */
+        out[n] = (hf_item){.index = index, .width = m->width[index], .value = random_value(m->width[index])};
+        return n + 1;
+    }
+    case HF_MUT_DROP:
+    case HF_MUT_CHANGE:
+    case HF_MUT_MOVE: {
+        int e = m->items < 0 ? 0 : items_where(m, false, which);
+        if (!e) return -1;
+        int at = which[below((uint64_t)e)];
+        if (kind == HF_MUT_DROP) {
+            out[at] = out[--n];
+        } else if (kind == HF_MUT_CHANGE) {
+            if (!out[at].width) return -1;   /* a yes/no has one deviation only */
+            out[at].value = random_value(out[at].width);
+        } else {
+            uint64_t by = 1 + below(3);
+            if (below(2)) out[at].index += by;
+            else if (out[at].index >= by) out[at].index -= by;
+            else return -1;
+            uint64_t i = out[at].index;
+            out[at].width = i < m->kept ? m->width[i] : out[at].width;   /* the width the new place reads */
+        }
+        return n;
+    }
+    case HF_MUT_SIMPLIFY: {
+        if (!m->complete || m->deviations == 0) return -1;
+        int k = prefix_items(m, UINT64_MAX, out);
+        uint64_t from = below((uint64_t)k), length = below(4) ? 1 : 1 + below((uint64_t)k / 4 + 1);
+        if (from + length > (uint64_t)k) length = (uint64_t)k - from;
+        memmove(&out[from], &out[from + length], ((uint64_t)k - from - length) * sizeof *out);
+        return k - (int)length;
+    }
+    case HF_MUT_SPLICE:
+    case HF_MUT_BYTES:
+    case HF_MUT_KINDS:
+        break;
+    }
+    return -1;
+}
+
+/* Shares of the mutations, in percent. */
+static const unsigned share[HF_MUT_KINDS] = {
+    [HF_MUT_FRESH] = 28, [HF_MUT_RESEED] = 14, [HF_MUT_RETUNE] = 5, [HF_MUT_CONTINUE] = 14, [HF_MUT_ADD] = 14,
+    [HF_MUT_DROP] = 4,   [HF_MUT_CHANGE] = 4,  [HF_MUT_MOVE] = 4,   [HF_MUT_SIMPLIFY] = 4,  [HF_MUT_BYTES] = 9,
+};
+
+static hf_mutation_kind pick_kind(bool bytes) {
+    unsigned total = 0;
+    for (int k = 0; k < HF_MUT_KINDS; k++) total += k == HF_MUT_BYTES && !bytes ? 0 : share[k];
+    uint64_t x = below(total);
+    for (int k = 0; k < HF_MUT_KINDS; k++) {
+        unsigned s = k == HF_MUT_BYTES && !bytes ? 0 : share[k];
+        if (x < s) return (hf_mutation_kind)k;
+        x -= s;
+    }
+    return HF_MUT_FRESH;
+}
+
+static void claim_items(hf_mutation *claim, hf_mutation_kind kind, const hf_item *items, int n) {
+    if (!claim) return;
+    claim->kind = kind;
+    claim->count = (uint32_t)n;
+    memcpy(claim->item, items, (size_t)n * sizeof *items);
+}
+
+size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t seed, hf_byte_mutator *bytes,
+                         hf_mutation *claim) {
+    if (max_size == 0) return 0;
+    hf_rng_seed(&rng, (uint64_t)seed << 32 ^ size);
+    const input_map *m = map_of(data, size);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        hf_mutation_kind kind = attempt == 7 ? HF_MUT_FRESH : pick_kind(bytes != NULL);
+        if (kind == HF_MUT_BYTES) {
+            if (claim) { claim->kind = kind; claim->count = 0; }
+            return bytes(data, size, max_size);
+        }
+        int n = build(kind, m);
+        if (n < 0) continue;
+        size_t cap = max_size < sizeof M.encoded ? max_size : sizeof M.encoded;
+        size_t len = hf_items_encode(M.scratch, n, M.encoded, cap);
+        if (len == 0 && n > 0) continue;   /* did not fit */
+        if (len == size && !memcmp(M.encoded, data, len)) continue;   /* no change */
+        claim_items(claim, kind, M.scratch, n);
+        memcpy(data, M.encoded, len);
+        if (len == 0) return bytes ? bytes(data, size, max_size) : 0;   /* all deviations gone: the calm run */
+        return len;
+    }
+    return bytes ? bytes(data, size, max_size) : 0;
+}
+
+size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out,
+                        size_t max_size, uint32_t seed, hf_mutation *claim) {
+    hf_rng_seed(&rng, (uint64_t)seed << 32 ^ a_size ^ b_size << 16);
+    /* b's map may be evicted by learning a's: copy what is needed first. */
+    const input_map *mb = map_of(b, b_size);
+    if (mb->items < 0) return 0;
+    int nb = mb->items;
+    static hf_item b_items[HF_ITEMS_MAX];
+    memcpy(b_items, mb->item, (size_t)nb * sizeof *b_items);
+    uint32_t b_decisions = mb->decisions;
+    const input_map *ma = map_of(a, a_size);
+    if (!ma->complete) return 0;
+    uint64_t limit = ma->decisions < b_decisions ? ma->decisions : b_decisions;
+    uint64_t cut = below(limit + 1);
+    int n = prefix_items(ma, cut, M.scratch);
+    const hf_item *carried = NULL;   /* b's generator running at the cut goes on from there */
+    for (int i = 0; i < nb; i++) {
+        const hf_item *it = &b_items[i];
+        if (it->index >= cut) M.scratch[n++] = *it;
+        else if (it->generator) carried = it;
+    }
+    if (carried) {
+        M.scratch[n] = *carried;
+        M.scratch[n++].index = cut;
+    }
+    size_t len = hf_items_encode(M.scratch, n, out, max_size);
+    if (len) claim_items(claim, HF_MUT_SPLICE, M.scratch, n);
+    return len;
+}

@@ -1,0 +1,102 @@
+/*
+ * mutate.h — the decision-aware mutator that libFuzzer (LLVMFuzzerCustomMutator,
+ * LLVMFuzzerCustomCrossOver: fuzz/harness.c) and AFL++ (a custom mutator
+ * library: fuzz/mutator_afl.c) use in place of their byte mutations, or
+ * beside them.
+ *
+ * Byte mutation of the decision stream starts every search from the calm run
+ * and must place each deviation at the right index among hundreds.  This
+ * mutator knows the records of an input and the decisions its run took
+ * (decide.h's hf_decision_log: what each decision was about, how many value
+ * bytes it reads, where a behaviour new to the campaign first showed), and
+ * mutates at that level:
+ *
+ *   fresh      a new generator record for the whole run (a random schedule
+ *              of a random kind and intensity: what a blind strategy does)
+ *   reseed     another seed for one of the input's generators
+ *   retune     another intensity, kind or stretch for one of them
+ *   continue   keep the run up to a moment — where it first showed a new
+ *              behaviour, or anywhere — and hand the rest to a fresh
+ *              generator (a commercial simulator's "go back and branch")
+ *   add        a deviation at a decision chosen by what it is about
+ *   drop, change, move   an explicit deviation
+ *   simplify   the run as explicit deviations, less one of them
+ *   splice     one input's decisions up to a moment, another's after it
+ *   bytes      the engine's own byte mutation, as a share
+ *
+ * To know an input's decisions the mutator needs its run.  The harness hands
+ * it every run it makes (hf_mutator_observe); an input it has not seen it
+ * runs itself, and counts those runs (hf_mutator_runs), since they are
+ * executions as much as the engine's own.
+ */
+#ifndef HF_MUTATE_H
+#define HF_MUTATE_H
+
+#include "decide.h"
+#include "hf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum hf_mutation_kind {
+    HF_MUT_FRESH, HF_MUT_RESEED, HF_MUT_RETUNE, HF_MUT_CONTINUE, HF_MUT_ADD, HF_MUT_DROP, HF_MUT_CHANGE,
+    HF_MUT_MOVE, HF_MUT_SIMPLIFY, HF_MUT_SPLICE, HF_MUT_BYTES, HF_MUT_KINDS
+} hf_mutation_kind;
+
+/* One record of an input, decoded: an explicit deviation, or a generator. */
+typedef struct hf_item {
+    uint64_t index;      /* the decision it deviates, or where its generator starts */
+    bool generator;
+    uint8_t width;       /* explicit: value bytes */
+    uint64_t value;      /* explicit: raw value */
+    uint8_t mode;        /* generator: kind | level << 4 */
+    uint16_t seed;       /* generator */
+    uint8_t stretch;     /* generator: 0 = the rest of the run */
+} hf_item;
+
+enum { HF_ITEMS_MAX = HF_DEVIATIONS_KEPT + HF_LOG_RECORDS };
+
+/* What a mutation made, so that a test can check the mutant decodes to it. */
+typedef struct hf_mutation {
+    hf_mutation_kind kind;
+    uint32_t count;          /* items (unused for bytes) */
+    hf_item item[HF_ITEMS_MAX];
+} hf_mutation;
+
+/* Byte mutation of the engine, as LLVMFuzzerMutate. */
+typedef size_t hf_byte_mutator(uint8_t *data, size_t size, size_t max_size);
+
+/* The mutator for one target; one per process. */
+void hf_mutator_init(const hf_target *t);
+
+/* The log a run hands to hf_mutator_observe (hf_run_logged fills it). */
+hf_decision_log *hf_mutator_log(void);
+
+/* Called after every run of an input with the log given to hf_run_logged:
+ * remembers its decisions, and notes behaviour new to this process. */
+void hf_mutator_observe(const uint8_t *data, size_t size);
+
+/* Mutates data[0..size) in place into at most max_size bytes; returns the
+ * new size.  `seed` drives every random choice; `bytes` (may be NULL) is
+ * the engine's byte mutator.  `claim` (may be NULL) receives what was made. */
+size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t seed, hf_byte_mutator *bytes,
+                         hf_mutation *claim);
+
+/* Writes to `out` (at most max_size bytes) a splice of a and b at a
+ * decision boundary; returns its size, 0 when none could be made. */
+size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out,
+                        size_t max_size, uint32_t seed, hf_mutation *claim);
+
+/* Runs the mutator made itself to learn inputs it had not seen. */
+uint64_t hf_mutator_runs(void);
+
+/* Decodes the records of an input from its run's log (the last
+ * hf_run_logged of it); returns the count, or -1 when the log could not
+ * keep them all. */
+int hf_items_parse(const hf_decision_log *log, const uint8_t *data, size_t size, hf_item *items, int max);
+
+/* Encodes items (any order) into bytes; returns the size, 0 when it does
+ * not fit in max_size (or there is nothing to encode). */
+size_t hf_items_encode(hf_item *items, int count, uint8_t *out, size_t max_size);
+
+#endif

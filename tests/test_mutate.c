@@ -1,0 +1,171 @@
+/*
+ * test_mutate.c — the decision-aware mutator (fuzz/mutate.h): an input's
+ * items encode back into bytes that replay its run; every mutant decodes
+ * to the items the mutator says it made, up to the first decision it
+ * changed, and its run takes the original's deviations before that point;
+ * a splice keeps the first input's run up to its cut; the mutator counts
+ * the runs it makes itself.  On random inputs of world and interleaving
+ * targets, under every sanitizer the suite builds.
+ */
+#include "check.h"
+#include "mutate.h"
+#include "run.h"
+#include "sanitizer.h"
+#include "strategy.h"
+#include "targets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(HF_ASAN) || defined(HF_MSAN)
+enum { ROUNDS = 300 };
+#else
+enum { ROUNDS = 1500 };
+#endif
+
+enum { MAX_INPUT = 4096 };
+
+static hf_decision_log log_;
+static hf_item parsed[HF_ITEMS_MAX];
+static hf_deviation before[HF_DEVIATIONS_KEPT];
+
+static int item_order(const void *a, const void *b) {
+    const hf_item *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (int)y->generator - (int)x->generator;
+}
+
+static bool same_item(const hf_item *a, const hf_item *b) {
+    if (a->index != b->index || a->generator != b->generator) return false;
+    if (a->generator) return a->mode == b->mode && a->seed == b->seed && a->stretch == b->stretch;
+    uint64_t mask = a->width >= 8 ? UINT64_MAX : (1ull << (8 * a->width)) - 1;
+    return a->width == b->width && (a->value & mask) == (b->value & mask);
+}
+
+/* A random input: random bytes, or a generator record and some bytes. */
+static size_t random_input(hf_rng *rng, uint8_t *in) {
+    size_t len = (size_t)hf_rng_below(rng, 40);
+    for (size_t i = 0; i < len; i++) in[i] = (uint8_t)hf_rng_next(rng);
+    if (len >= 4 && hf_rng_below(rng, 2)) in[0] = HF_GENERATOR_RECORD;
+    return len;
+}
+
+/* Runs `in` with the log; returns its items (sorted), or -1. */
+static int run_items(const hf_target *t, const uint8_t *in, size_t len, hf_result *r) {
+    hf_run_logged(t, in, len, &log_, r);
+    int n = hf_items_parse(&log_, in, len, parsed, HF_ITEMS_MAX);
+    if (n > 0) qsort(parsed, (size_t)n, sizeof *parsed, item_order);
+    return n;
+}
+
+static void check_target(const hf_target *t) {
+    hf_rng rng;
+    hf_rng_seed(&rng, 77);
+    static uint8_t in[MAX_INPUT], out[MAX_INPUT];
+    static hf_mutation claim;
+    int roundtrips = 0, roundtrip_ok = 1, mutants = 0, claims_ok = 1, prefix_ok = 1, kinds_seen = 0;
+    bool seen[HF_MUT_KINDS] = {false};
+    hf_mutator_init(t);
+    for (int round = 0; round < ROUNDS; round++) {
+        size_t len = random_input(&rng, in);
+        hf_result r;
+        int n = run_items(t, in, len, &r);
+        if (n < 0) continue;
+        uint64_t hash = r.trace_hash;
+
+        /* Items encode back into bytes that replay the run. */
+        size_t m = hf_items_encode(parsed, n, out, sizeof out);
+        if (n > 0 && m > 0) {
+            hf_result again;
+            hf_run(t, out, m, &again);
+            roundtrip_ok &= again.trace_hash == hash;
+            roundtrips++;
+        }
+
+        /* A mutant: what it claims, and the original run before its first change. */
+        hf_run_logged(t, in, len, hf_mutator_log(), &r);
+        uint32_t kept = hf_last_decisions()->deviations;
+        if (kept > HF_DEVIATIONS_KEPT) continue;
+        memcpy(before, hf_last_decisions()->taken, kept * sizeof *before);
+        hf_mutator_observe(in, len);
+        memcpy(out, in, len);
+        size_t mutant = hf_mutator_mutate(out, len, sizeof out, (uint32_t)hf_rng_next(&rng), NULL, &claim);
+        if (mutant == 0 || claim.kind == HF_MUT_BYTES) continue;
+        mutants++;
+        if (!seen[claim.kind]) { seen[claim.kind] = true; kinds_seen++; }
+        qsort(claim.item, claim.count, sizeof *claim.item, item_order);
+        int got = run_items(t, out, mutant, &r);
+        if (got < 0) continue;
+        /* The first decision the mutant may change: its first generator, or
+         * the first place where its explicit items and the original run's
+         * deviations part.  Before it the run must be the original's, so
+         * every item up to and including it reads back exactly. */
+        uint64_t edit = UINT64_MAX;
+        for (uint32_t i = 0, j = 0; i < claim.count || j < kept; ) {
+            const hf_item *it = i < claim.count ? &claim.item[i] : NULL;
+            const hf_deviation *dev = j < kept ? &before[j] : NULL;
+            if (it && it->generator) { edit = it->index; break; }
+            if (it && dev && it->index == dev->index && it->value == dev->value) { i++; j++; continue; }
+            edit = !it ? dev->index : !dev ? it->index : it->index < dev->index ? it->index : dev->index;
+            break;
+        }
+        int ok = 1;
+        for (uint32_t i = 0, j = 0; i < claim.count && claim.item[i].index <= edit; i++) {
+            while (j < (uint32_t)got && item_order(&parsed[j], &claim.item[i]) < 0) j++;
+            bool reached = claim.item[i].generator || claim.item[i].index < log_.decisions;
+            if (reached) ok &= j < (uint32_t)got && same_item(&parsed[j], &claim.item[i]);
+        }
+        claims_ok &= ok;
+        const hf_decider *d = hf_last_decisions();
+        for (uint32_t i = 0; i < kept && before[i].index < edit; i++)
+            prefix_ok &= i < d->deviations && d->taken[i].index == before[i].index && d->taken[i].value == before[i].value;
+    }
+    CHECK(roundtrips > ROUNDS / 4 && roundtrip_ok, "%s: %d inputs' items encode back into bytes that replay them",
+          t->name, roundtrips);
+    CHECK(mutants > ROUNDS / 2 && claims_ok, "%s: %d mutants decode to the items the mutator claims", t->name, mutants);
+    CHECK(prefix_ok, "%s: every mutant's run keeps the original's deviations before the mutation's first change",
+          t->name);
+    CHECK(kinds_seen >= (ROUNDS >= 1000 ? 8 : 6), "%s: %d kinds of mutation were made", t->name, kinds_seen);
+}
+
+int main(void) {
+    check_target(hf_target_find("kafka_idempotent_buggy"));
+    check_target(hf_target_find("metrics_race_buggy"));
+    check_target(hf_target_find("cluster"));
+
+    /* A splice keeps the first input's deviations up to its cut. */
+    const hf_target *t = hf_target_find("diskless_agent_buggy");
+    hf_mutator_init(t);
+    uint8_t a[] = {254, 0x20, 1, 2}, b[] = {254, 0x34, 9, 9};
+    static uint8_t out[MAX_INPUT];
+    static hf_mutation claim;
+    hf_result r;
+    hf_run(t, a, sizeof a, &r);
+    uint32_t kept = hf_last_decisions()->deviations;
+    memcpy(before, hf_last_decisions()->taken, kept * sizeof *before);
+    int splices = 0, splice_ok = 1;
+    for (uint32_t seed = 1; seed <= 40; seed++) {
+        size_t n = hf_mutator_cross(a, sizeof a, b, sizeof b, out, sizeof out, seed, &claim);
+        if (!n) continue;
+        splices++;
+        hf_run(t, out, n, &r);
+        const hf_decider *d = hf_last_decisions();
+        uint32_t explicit_prefix = 0;
+        while (explicit_prefix < claim.count && !claim.item[explicit_prefix].generator) explicit_prefix++;
+        for (uint32_t i = 0; i < explicit_prefix; i++)
+            splice_ok &= i < d->deviations && d->taken[i].index == before[i].index && d->taken[i].value == before[i].value;
+    }
+    CHECK(splices > 30 && splice_ok, "%d splices keep the first input's run up to the cut", splices);
+
+    /* Inputs the mutator has not seen it runs, and counts. */
+    uint64_t runs = hf_mutator_runs();
+    uint8_t fresh[] = {254, 0x13, 0x77, 0x66};
+    memcpy(out, fresh, sizeof fresh);
+    hf_mutator_mutate(out, sizeof fresh, sizeof out, 5, NULL, NULL);
+    memcpy(out, fresh, sizeof fresh);
+    hf_mutator_mutate(out, sizeof fresh, sizeof out, 6, NULL, NULL);
+    CHECK(hf_mutator_runs() == runs + 1, "an unseen input costs the mutator one run, counted (%llu), and no more",
+          (unsigned long long)(hf_mutator_runs() - runs));
+    hf_runtime_free();
+    return check_exit();
+}
