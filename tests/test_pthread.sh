@@ -95,8 +95,9 @@ found() {
         return
     fi
     local execs
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
-    echo "ok - ${name}_buggy: libFuzzer (-seed=1) found a failing schedule after ${execs:-?} of at most $runs runs"
+    execs=$(awk '/^stat::number_of_executed_units:/ {n = $2} /^stat::heisenfuzz_mutator_runs:/ {m = $2}
+                 END {if (n) print n + m}' "$dir/log")
+    echo "ok - ${name}_buggy: libFuzzer (-seed=1) found a failing schedule after ${execs:-?} executions (the mutator's own included; at most $runs runs)"
     local got
     got=$("$dir/buggy" --replay "$crash" | grep '^verdict:')
     [[ "$got" == *"$verdict"* ]]
@@ -262,7 +263,8 @@ for target in counter_nohint_buggy metrics_race_nohint_buggy; do
     (cd "$dir" && timeout 300 "$OUT/${target}_fuzzer" -seed=1 -runs=100000 -artifact_prefix="$dir/" \
         -print_final_stats=1 corpus >"$dir/log" 2>&1)
     crash=$(ls "$dir"/crash-* 2>/dev/null | head -1)
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
+    execs=$(awk '/^stat::number_of_executed_units:/ {n = $2} /^stat::heisenfuzz_mutator_runs:/ {m = $2}
+                 END {if (n) print n + m}' "$dir/log")
     got=$([ -n "$crash" ] && "$hf" replay -q "$target" "$crash")
     [[ "$got" == *"verdict: fail the "* ]]
     check $? "$target: found with no hf_switch_point() after ${execs:-?} libFuzzer runs (-seed=1), and replays"
