@@ -293,9 +293,10 @@ static int build(const options *o, const char *lib, const char *tmp) {
     args[n++] = "-o";
     args[n++] = temporary;
     args[n++] = merged;
-    /* The engines' drivers refer to these weakly, which pulls nothing out of
-     * an archive. */
+    /* The engines' drivers refer to these weakly (and the harness to
+     * hf_fuzzer_start), which pulls nothing out of an archive. */
     args[n++] = "-Wl,-u,LLVMFuzzerInitialize";
+    args[n++] = "-Wl,-u,hf_fuzzer_start";
     args[n++] = "-Wl,-u,LLVMFuzzerTestOneInput";
     args[n++] = archive;
     args[n++] = "-lm";
