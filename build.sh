@@ -10,6 +10,7 @@
 #   out/<target>_afl_mutator.so  its decision mutator (AFL_CUSTOM_MUTATOR_LIBRARY)
 #   out/self/*_fuzzer          libFuzzer binaries of the runtime's own surfaces
 #                              (fuzz/self/: decoder, log reader, chart, ...)
+#   out/lib/                   what `heisenfuzz build-pthread` links a program with
 #   out/tests/*                the test programs (run by tests/run.sh), among them
 #                              test_regress_NAME for each tests/regress/NAME.c
 #
@@ -52,13 +53,14 @@ install_deps() {
 regress_sources() { ls tests/regress/*.c 2>/dev/null || true; }
 
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
-TARGET_SOURCES="$(ls targets/*/*.c)"
+# targets/pthread/ holds programs with a main, built by `heisenfuzz build-pthread`.
+TARGET_SOURCES="$(ls targets/*/*.c | grep -v '^targets/pthread/')"
 # The command code, shared by the heisenfuzz program, the tests and every
 # fuzzer binary (which runs it when handed HEISENFUZZ_TOOL): everything in
 # fuzz/ but the mains, the harness and the engine glue below.  Built without
 # coverage, so the engines see only the target and the runtime.
 TOOL_SOURCES="$(ls fuzz/*.c | grep -v -x -e fuzz/harness.c -e fuzz/feedback.c -e fuzz/standalone.c \
-    -e fuzz/tool_main.c -e fuzz/replayer.c -e fuzz/mutator_afl.c)"
+    -e fuzz/tool_main.c -e fuzz/replayer.c -e fuzz/mutator_afl.c -e fuzz/pthread_driver.c)"
 # What the program, the tests and the replayer link in place of an engine.
 NO_ENGINE_SOURCES="fuzz/standalone.c"
 TOOL_MAIN_SOURCES="fuzz/tool_main.c"
@@ -85,6 +87,33 @@ TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
 # metrics_race_buggy_afl crashed on the input 0b); its CLASSIC edge
 # instrumentation does not.
 AFL_CC="env AFL_QUIET=1 AFL_LLVM_INSTRUMENT=CLASSIC afl-clang-fast"
+
+# pthread_lib OUT OBJDIR CFLAGS ENGINE_CC RUNTIME_OBJS FEEDBACK_OBJ DISCOVERY_OBJS NAME:
+# writes OUT/lib/libhf_pthread_NAME.a, the runtime and harness a pthread
+# program is linked with by `heisenfuzz build-pthread`, and beside it the
+# symbol list, linker script, header and compiler flags that command uses.
+# Only what is built from the runtime and fuzz/ goes in; nothing of targets/.
+# strategy.c comes with the discovery objects.
+PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c"
+pthread_lib() {
+    local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
+    local lib="$out/lib"
+    mkdir -p "$lib/include/std" "$objdir/pthread-$name"
+    local harness="$objdir/pthread-$name/harness.o" driver engine=-DHF_ENGINE_LIBFUZZER
+    [ "$name" = afl ] && engine=-DHF_ENGINE_AFL
+    # shellcheck disable=SC2086
+    $engine_cc $cflags $INCLUDES $engine -c fuzz/harness.c -o "$harness"
+    driver=$(compile "$objdir/pthread-$name" "$cflags" $PTHREAD_DRIVER_SOURCES)
+    rm -f "$lib/libhf_pthread_$name.a"
+    # shellcheck disable=SC2086
+    ar rcs "$lib/libhf_pthread_$name.a" $rt $feedback $discovery $harness $driver
+    cp schedule/pthread.syms schedule/pthread.ld "$lib/"
+    cp schedule/pthread_atomics.h "$lib/include/"
+    cp schedule/pthread_stdatomic.h "$lib/include/std/stdatomic.h"
+    # How the program is compiled: as the runtime was (optimisation,
+    # sanitizer), with access tracing and emulated thread-locals.
+    echo "$cflags" | sed 's/-std=c11 -Wall -Wextra -Werror //' >"$lib/pthread.cflags"
+}
 
 # compile OBJDIR FLAGS -- SOURCES...: prints the object files.
 compile() {
@@ -178,6 +207,10 @@ build_libfuzzer_fuzzers() {   # out/NAME_fuzzer and out/NAME_bytes_fuzzer, one e
         cp "$obj/all_fuzzer" "$out/${name}_fuzzer"
         cp "$obj/all_bytes_fuzzer" "$out/${name}_bytes_fuzzer"
     done
+    # The pthread runtime goes in without coverage: the engine is steered by
+    # the program's code and the behaviour features, and a pthread call (a
+    # hot path) does not pay for comparison callbacks in the scheduler.
+    pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_plain" "$feedback" "$tool_objs" libfuzzer
 }
 
 # AFL++'s libFuzzer driver calls the same harness.  afl-cc drops the
@@ -194,8 +227,13 @@ build_afl_fuzzers() {   # out/NAME_afl, one per target
     # shellcheck disable=SC2086
     $CC $cflags -fsanitize=fuzzer -o "$obj/all_afl" $afl_harness $rt_afl $tg -lm
     for name in $(target_names "$out/heisenfuzz"); do
+        # Preempted at shared accesses: nothing to preempt without the tracing.
+        case $name in *_nohint_*) continue ;; esac
         cp "$obj/all_afl" "$out/${name}_afl"
     done
+    # build-pthread --afl compiles the program in AFL++'s LLVM-NATIVE mode,
+    # which keeps the tracing, against this runtime.
+    pthread_lib "$out" "$obj" "$cflags" "$CC" "$rt_plain" "$feedback" "$tool_objs" afl
 }
 
 # The mutator library runs inside afl-fuzz: position-independent, built like
@@ -210,6 +248,7 @@ build_afl_mutator() {   # out/NAME_afl_mutator.so, one per target
     # shellcheck disable=SC2086
     $CC $cflags -shared -o "$obj/all_afl_mutator.so" $mutator $tool $rt $tg -lm
     for name in $(target_names "$out/heisenfuzz"); do
+        case $name in *_nohint_*) continue ;; esac
         cp "$obj/all_afl_mutator.so" "$out/${name}_afl_mutator.so"
     done
 }

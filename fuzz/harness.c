@@ -65,8 +65,13 @@ static const hf_target *fuzz_target(void) {
     return target;
 }
 
+/* A fuzzer may bring its own target and start-up instead of the registry:
+ * a pthread program's fuzzer does (fuzz/pthread_driver.c). */
+const hf_target *hf_fuzzer_start(int *argc, char ***argv) __attribute__((weak));
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (getenv("HEISENFUZZ_TOOL")) exit(hf_tool_main_in_fuzzer(*argc, *argv));
+    if (hf_fuzzer_start) target = hf_fuzzer_start(argc, argv);
     fuzz_target();
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * heisenfuzz.c — the command-line tool: list targets, replay inputs as
  * readable timelines, fuzz a target until its bug (cmd_fuzz.c), minimize a failing
- * input into a regression test, benchmark the runtime.
+ * input into a regression test, benchmark the runtime, build a pthread
+ * program into a fuzzer.
  *
  * Exit status: 0 ok; 1 a run failed (a bug was found or replayed);
  * 2 the command itself was wrong (usage, unknown target, unreadable file).
@@ -115,6 +116,13 @@ static const struct command {
     {"chart", "chart [-o FILE.svg] [--x logical|executions|wall] [--skip-bad] LOG...",
      "draw discovery logs (HEISENFUZZ_LOG, fuzz --log) as an SVG: behaviours, Good-Turing, the plateau, crashes",
      hf_cmd_chart},
+    {"build-pthread", "build-pthread PROG.c... [-o PATH] [--afl] [-v] [-- CFLAGS]",
+     "build an unmodified pthread program with a main into a fuzzer of its schedules at PATH\n"
+     "      (default PROG_fuzzer): threads run as tasks, every shared memory access and pthread call is a\n"
+     "      preemption point, a failed assert, abort(), exit status, crash or deadlock is a crash.\n"
+     "      PATH --replay FILE... prints a run's timeline; PATH --minimize FILE -o OUT shrinks a crash.\n"
+     "      --afl builds for AFL++; -v shows the commands; CFLAGS go to clang",
+     hf_cmd_build_pthread},
     {"help", "help", "this text", cmd_help},
 };
 

@@ -67,6 +67,7 @@ static const char *outcome_constant(hf_outcome o) {
     case HF_FAIL_SPIN: return "HF_FAIL_SPIN";
     case HF_FAIL_LIMIT: return "HF_FAIL_LIMIT";
     case HF_FAIL_CONFIG: return "HF_FAIL_CONFIG";
+    case HF_FAIL_PROGRAM: return "HF_FAIL_PROGRAM";
     }
     assert(!"unknown outcome");
     return "HF_OK";

@@ -47,7 +47,14 @@ size_t hf_target_count(void) {
     return sorted_count;
 }
 
+/* A target known only at run time (a pthread program's fuzzer holds its
+ * program outside the registry, which every binary with the runtime shares). */
+static const hf_target *added;
+
+void hf_target_add(const hf_target *t) { added = t; }
+
 const hf_target *hf_target_find(const char *name) {
+    if (added && strcmp(added->name, name) == 0) return added;
     for (const hf_target *const *t = hf_target_list(); *t; t++)
         if (strcmp((*t)->name, name) == 0) return *t;
     return NULL;

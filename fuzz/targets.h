@@ -17,6 +17,10 @@ size_t hf_target_count(void);
 
 const hf_target *hf_target_find(const char *name);
 
+/* Makes hf_target_find know one more target, outside the registry: a
+ * fuzzer's own (a pthread program's, fuzz/pthread_driver.c). */
+void hf_target_add(const hf_target *t);
+
 /* The target a fuzzer binary runs: the one HEISENFUZZ_TARGET names, else
  * the only one linked in, else the one the program is named after
  * (PROGRAM's base name less a _bytes_fuzzer, _fuzzer, _afl_mutator.so, _afl or

@@ -184,6 +184,11 @@ typedef struct hf_target {
     hf_task_fn *main;          /* the first task: builds the world, spawns the rest */
     uint64_t max_steps;        /* scheduling steps before "never finished"; 0 = default */
     uint64_t max_time_ns;      /* logical time before "never finished"; 0 = default */
+    /* Every load and store of the target's code that may touch shared memory
+     * (not the task's own stack, not read-only data) is a switch point, as
+     * hf_switch_point() is: the runtime, not the author, picks where a task
+     * may be preempted.  Needs code built with load/store tracing (spin.c). */
+    bool preempt_at_accesses;
 } hf_target;
 
 /* Defines a target and enters it in the registry the linker gathers in

@@ -24,6 +24,7 @@ typedef enum hf_outcome {
     HF_FAIL_SPIN,        /* a task ran too long without reaching a scheduling point */
     HF_FAIL_LIMIT,       /* the run outgrew a fixed runtime limit (tasks) */
     HF_FAIL_CONFIG,      /* the target configured the runtime wrongly (a bad option) */
+    HF_FAIL_PROGRAM,     /* a pthread program failed: assert, abort(), a non-zero exit status */
 } hf_outcome;
 
 typedef struct hf_result {

@@ -467,6 +467,8 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     hf_w.max_steps = t->max_steps ? t->max_steps : HF_DEFAULT_MAX_STEPS;
     hf_w.max_time = t->max_time_ns ? t->max_time_ns : HF_DEFAULT_MAX_TIME_NS;
     hf_w.accesses = 0;
+    hf_w.slice_task = 0;
+    hf_w.slice_points = 0;
     hf_w.timer_count = 0;
     hf_w.timer_seq = 0;
     hf_w.stopping = false;
@@ -542,6 +544,7 @@ const char *hf_outcome_name(hf_outcome o) {
     case HF_FAIL_SPIN: return "spin";
     case HF_FAIL_LIMIT: return "limit";
     case HF_FAIL_CONFIG: return "config";
+    case HF_FAIL_PROGRAM: return "program";
     }
     return "?";
 }

@@ -1,24 +1,82 @@
 /*
- * spin.c — catching a task that never reaches a scheduling point.
+ * spin.c — the memory-access hooks: catching a task that never reaches a
+ * scheduling point, and preemption at shared memory accesses.
  *
- * A fiber that loops without yielding would freeze the whole process, since
- * nothing preempts it.  Target code built with
- * -fsanitize-coverage=trace-loads,trace-stores calls these hooks on every
- * memory access; past HF_MAX_ACCESSES_WITHOUT_YIELD accesses since the last
- * scheduling point the run fails as "spin".  The count depends only on the
- * code and the schedule, so the verdict replays.  (The same hooks are where
- * preemption at memory accesses will live.)  Where targets are built without
- * tracing (AFL++ strips the flags), the engine's own timeout is the guard.
+ * Target code built with -fsanitize-coverage=trace-loads,trace-stores calls
+ * these hooks before every load and store.
+ *
+ * Spin detection.  A fiber that loops without yielding would freeze the
+ * whole process, since nothing preempts it.  Past
+ * HF_MAX_ACCESSES_WITHOUT_YIELD accesses since the last scheduling point the
+ * run fails as "spin".  The count depends only on the code and the schedule,
+ * so the verdict replays.  Where targets are built without tracing (AFL++
+ * strips the flags), the engine's own timeout is the guard.
+ *
+ * Preemption at accesses (hf_target.preempt_at_accesses).  Every access
+ * that may touch memory another task can see is a switch point: not the
+ * running fiber's own stack (nor, under ASan, its fake stack), not the
+ * program image's read-only part.  Which accesses those are depends on the
+ * compiled code, so the same bytes give the same run on one binary, not
+ * across optimisation levels.
  */
 #include "world.h"
+#include "sanitizer.h"
 
-static inline void count_access(void) {
-    if (hf_w.current && !hf_w.stopping && ++hf_w.accesses > HF_MAX_ACCESSES_WITHOUT_YIELD)
+#include <errno.h>
+
+/* Switch points a task may go on at, in a row, before its slice ends. */
+enum { HF_SLICE_POINTS = 1000 };
+
+void hf_preemption_point(void) {
+    hf_task *self = hf_current();
+    int saved_errno = errno;
+    if (hf_w.slice_task != self->id) {
+        hf_w.slice_task = self->id;
+        hf_w.slice_points = 0;
+    }
+    if (++hf_w.slice_points >= HF_SLICE_POINTS) {
+        hf_w.slice_points = 0;
+        hf_yield();
+    } else {
+        hf_switch_point();
+    }
+    /* Whoever ran meanwhile counted its own slice. */
+    if (hf_w.current == self && hf_w.slice_task != self->id) {
+        hf_w.slice_task = self->id;
+        hf_w.slice_points = 0;
+    }
+    errno = saved_errno;
+}
+
+/* The program image from its start to its writable data: code, read-only
+ * data and relocated constants (weak: defined by the linker and crt1). */
+extern char __executable_start[] __attribute__((weak));
+extern char __data_start[] __attribute__((weak));
+
+static bool may_be_shared(const void *addr) {
+    const char *p = addr;
+    const hf_fiber *f = &hf_w.current->fiber;
+    if (p >= f->stack && p < f->stack + f->stack_size) return false;
+    if (__executable_start && __data_start && p >= __executable_start && p < __data_start) return false;
+#ifdef HF_ASAN
+    if (__asan_addr_is_in_fake_stack(__asan_get_current_fake_stack(), (void *)(uintptr_t)p, NULL, NULL))
+        return false;
+#endif
+    return true;
+}
+
+void hf_memory_access(const void *addr) {
+    if (!hf_w.current || hf_w.stopping || hf_w.in_callback) return;
+    if (hf_w.target->preempt_at_accesses) {
+        if (may_be_shared(addr)) hf_preemption_point();
+        return;
+    }
+    if (++hf_w.accesses > HF_MAX_ACCESSES_WITHOUT_YIELD)
         hf_fail(HF_FAIL_SPIN, NULL, "task %s made %llu memory accesses without reaching a scheduling point",
                 hf_w.current->name, HF_MAX_ACCESSES_WITHOUT_YIELD);
 }
 
-#define HOOK(name, type) void name(type *addr); void name(type *addr) { (void)addr; count_access(); }
+#define HOOK(name, type) void name(type *addr); void name(type *addr) { hf_memory_access(addr); }
 HOOK(__sanitizer_cov_load1, uint8_t)
 HOOK(__sanitizer_cov_load2, uint16_t)
 HOOK(__sanitizer_cov_load4, uint32_t)

@@ -67,6 +67,8 @@ typedef struct hf_world {
     uint64_t now;
     uint64_t steps, max_steps, max_time;
     uint64_t accesses;           /* since the last scheduling point */
+    int slice_task;              /* the task whose time slice is counted (spin.c) */
+    uint64_t slice_points;       /* switch points it went on at, in a row */
     hf_timer *timers;            /* binary min-heap */
     size_t timer_count, timer_cap;
     uint64_t timer_seq;
@@ -99,6 +101,15 @@ void hf_at(uint64_t when, hf_timer_fn *fn, void *arg);
  * as at the end of a run.  For the simulated world's end. */
 void hf_end_run(void) __attribute__((noreturn));
 hf_task *hf_task_by_id(int id);
+/* spin.c: a preemption point the runtime chose (a shared memory access, a
+ * pthread call).  By default the task goes on, but after a time slice of
+ * HF_SLICE_POINTS such points in a row it gives way, as a timer interrupt
+ * would, so a busy-waiting task cannot starve the one it waits for.  errno
+ * is the task's own across the switch. */
+void hf_preemption_point(void);
+/* spin.c: an access of target code to memory at `addr` (the load/store
+ * hooks call it; so do the pthread layer's atomics). */
+void hf_memory_access(const void *addr);
 /* Ends task `t` at once, wherever it is suspended: it unwinds (no more of
  * its code runs), its joiners wake, and control comes straight back to the
  * caller with no scheduling decision.  A task may kill itself, which does

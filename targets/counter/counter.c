@@ -7,12 +7,17 @@
  * one badly placed switch between another worker's read and write loses an
  * increment.  The fixed variant holds a mutex across the read and the write.
  *
+ * counter_nohint_buggy is counter_buggy without the hf_switch_point() call:
+ * the runtime preempts at every shared memory access instead
+ * (preempt_at_accesses), so the race is found where nobody marked it.
+ *
  * Invariant (always): the final count equals the number of increments.
  */
 #include "hf.h"
 
 typedef struct counter {
     bool locked;          /* the fixed variant */
+    bool hinted;          /* the author marked the preemption point */
     int workers;
     int increments;       /* per worker */
     long value;
@@ -25,16 +30,17 @@ static void worker(void *arg) {
         if (c->locked) hf_mutex_lock(&c->lock);
         long seen = c->value;
         hf_note("read %ld", seen);
-        hf_switch_point();         /* where a real thread can be preempted */
+        if (c->hinted) hf_switch_point();   /* where a real thread can be preempted */
         c->value = seen + 1;
         hf_note("write %ld", seen + 1);
         if (c->locked) hf_mutex_unlock(&c->lock);
     }
 }
 
-static void run_counter(bool locked) {
+static void run_counter(bool locked, bool hinted) {
     counter *c = hf_alloc(sizeof *c);
     c->locked = locked;
+    c->hinted = hinted;
     c->workers = (int)hf_pick("workers", 2, 4, 2);
     c->increments = (int)hf_pick("increments per worker", 1, 8, 3);
     hf_mutex_init(&c->lock, "counter");
@@ -46,8 +52,9 @@ static void run_counter(bool locked) {
               "the final count equals the number of increments");
 }
 
-static void counter_buggy_main(void *arg) { (void)arg; run_counter(false); }
-static void counter_fixed_main(void *arg) { (void)arg; run_counter(true); }
+static void counter_buggy_main(void *arg) { (void)arg; run_counter(false, true); }
+static void counter_fixed_main(void *arg) { (void)arg; run_counter(true, true); }
+static void counter_nohint_buggy_main(void *arg) { (void)arg; run_counter(false, false); }
 
 HF_DEFINE_TARGET(counter_buggy_target) = {
     .name = "counter_buggy",
@@ -59,4 +66,11 @@ HF_DEFINE_TARGET(counter_target) = {
     .name = "counter",
     .summary = "the counter with a mutex across read and write (the control)",
     .main = counter_fixed_main,
+};
+
+HF_DEFINE_TARGET(counter_nohint_buggy_target) = {
+    .name = "counter_nohint_buggy",
+    .summary = "the lost update with no hf_switch_point(): the runtime preempts at shared accesses",
+    .main = counter_nohint_buggy_main,
+    .preempt_at_accesses = true,
 };

@@ -13,7 +13,10 @@
  * when the word changed between its load and its swap.
  *
  * hf_switch_point() marks each place where a real thread can be preempted
- * between two instructions that matter.
+ * between two instructions that matter.  An unhinted registry (the target
+ * metrics_race_nohint_buggy) has none: the runtime preempts at every shared
+ * access, and the indivisible updates are real atomic instructions, which
+ * no access point splits.
  */
 #include "metrics.h"
 
@@ -30,30 +33,40 @@ void metrics_init(metrics_registry *m, bool indivisible_updates) {
     m->indivisible_updates = indivisible_updates;
 }
 
+static void hint(const metrics_registry *m) {
+    if (!m->unhinted) hf_switch_point();
+}
+
 /* LOCK XADD: one instruction, nothing can come between its load and store. */
-static void atomic_add(uint64_t *word, uint64_t delta) {
+static void atomic_add(const metrics_registry *m, uint64_t *word, uint64_t delta) {
+    if (m->unhinted) {
+        __atomic_fetch_add(word, delta, __ATOMIC_SEQ_CST);
+        return;
+    }
     hf_switch_point();
     *word += delta;
 }
 
 /* load; add; store — preemptible between the load and the store. */
-static void plain_add(uint64_t *word, uint64_t delta, const char *name) {
-    hf_switch_point();
+static void plain_add(const metrics_registry *m, uint64_t *word, uint64_t delta, const char *name) {
+    hint(m);
     uint64_t seen = *word;
     hf_note("%s: load %llu", name, (unsigned long long)seen);
-    hf_switch_point();
+    hint(m);
     *word = seen + delta;
     hf_note("%s: store %llu", name, (unsigned long long)(seen + delta));
 }
 
 /* load; add; compare-and-swap, retried while another task got there first. */
-static void cas_add(uint64_t *word, uint64_t delta, const char *name) {
+static void cas_add(const metrics_registry *m, uint64_t *word, uint64_t delta, const char *name) {
     for (;;) {
-        hf_switch_point();
+        hint(m);
         uint64_t seen = *word;
-        hf_switch_point();
-        if (*word == seen) {
-            *word = seen + delta;
+        hint(m);
+        if (m->unhinted ? __atomic_compare_exchange_n(word, &seen, seen + delta, false, __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_SEQ_CST)
+                        : *word == seen) {
+            if (!m->unhinted) *word = seen + delta;
             return;
         }
         /* The fixed variant meets the race the buggy one loses to: the
@@ -73,28 +86,28 @@ static int bucket_of(uint64_t latency_us) {
 
 void metrics_request_served(metrics_registry *m, uint64_t latency_us) {
     assert(m);
-    atomic_add(&m->requests_total, 1);
-    atomic_add(&m->latency_bucket[bucket_of(latency_us)], 1);
+    atomic_add(m, &m->requests_total, 1);
+    atomic_add(m, &m->latency_bucket[bucket_of(latency_us)], 1);
     if (m->indivisible_updates) {
-        atomic_add(&m->latency_count, 1);
-        cas_add(&m->latency_sum_us, latency_us, "histogram sum");
+        atomic_add(m, &m->latency_count, 1);
+        cas_add(m, &m->latency_sum_us, latency_us, "histogram sum");
     } else {
-        plain_add(&m->latency_count, 1, "histogram count");
-        plain_add(&m->latency_sum_us, latency_us, "histogram sum");
+        plain_add(m, &m->latency_count, 1, "histogram count");
+        plain_add(m, &m->latency_sum_us, latency_us, "histogram sum");
     }
 }
 
 void metrics_scrape(const metrics_registry *m, metrics_snapshot *out) {
     assert(m && out);
     memset(out, 0, sizeof *out);
-    hf_switch_point();
+    hint(m);
     out->requests_total = m->requests_total;
     for (int b = 0; b < METRICS_BUCKETS; b++) {
-        hf_switch_point();
+        hint(m);
         out->bucket_total += m->latency_bucket[b];
     }
-    hf_switch_point();
+    hint(m);
     out->latency_count = m->latency_count;
-    hf_switch_point();
+    hint(m);
     out->latency_sum_us = m->latency_sum_us;
 }

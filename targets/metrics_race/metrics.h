@@ -20,6 +20,7 @@ extern const uint64_t metrics_bucket_bound_us[METRICS_BUCKETS];
 
 typedef struct metrics_registry {
     bool indivisible_updates;                 /* false: the histogram's plain read-modify-write */
+    bool unhinted;                            /* no hf_switch_point(): the runtime preempts at accesses */
     uint64_t requests_total;                  /* counter: requests served */
     uint64_t latency_bucket[METRICS_BUCKETS]; /* histogram: observations per bucket */
     uint64_t latency_count;                   /* histogram: observations */

@@ -107,7 +107,7 @@ static void exporter(void *arg) {
     note_scrape("final scrape", &s->final_scrape);
 }
 
-static void run_service(bool indivisible_updates) {
+static void run_service(bool indivisible_updates, bool hinted) {
     service *s = hf_alloc(sizeof *s);
     s->options = (service_options){
         .handlers = (int)hf_pick("handlers", 2, 4, 3),
@@ -118,6 +118,7 @@ static void run_service(bool indivisible_updates) {
         .scrape_interval_ns = 10 * HF_MS,
     };
     metrics_init(&s->metrics, indivisible_updates);
+    s->metrics.unhinted = !hinted;
     s->queue = hf_chan_new("requests", sizeof(request), (size_t)s->options.requests);
     hf_sem_init(&s->answers, "answers", 0);
     hf_mutex_init(&s->lock, "exporter");
@@ -145,8 +146,9 @@ static void run_service(bool indivisible_updates) {
               "the exported totals equal the number of updates");
 }
 
-static void metrics_race_buggy_main(void *arg) { (void)arg; run_service(false); }
-static void metrics_race_fixed_main(void *arg) { (void)arg; run_service(true); }
+static void metrics_race_buggy_main(void *arg) { (void)arg; run_service(false, true); }
+static void metrics_race_fixed_main(void *arg) { (void)arg; run_service(true, true); }
+static void metrics_race_nohint_buggy_main(void *arg) { (void)arg; run_service(false, false); }
 
 HF_DEFINE_TARGET(metrics_race_buggy_target) = {
     .name = "metrics_race_buggy",
@@ -158,4 +160,11 @@ HF_DEFINE_TARGET(metrics_race_target) = {
     .name = "metrics_race",
     .summary = "metrics library with indivisible updates: atomic add and a compare-and-swap loop",
     .main = metrics_race_fixed_main,
+};
+
+HF_DEFINE_TARGET(metrics_race_nohint_buggy_target) = {
+    .name = "metrics_race_nohint_buggy",
+    .summary = "metrics_race_buggy with no hf_switch_point(): the runtime preempts at shared accesses",
+    .main = metrics_race_nohint_buggy_main,
+    .preempt_at_accesses = true,
 };

@@ -1,0 +1,178 @@
+/*
+ * pthread_driver.c — what a fuzzer built by `heisenfuzz build-pthread` does
+ * besides fuzzing: it replays and minimizes its own inputs, since the
+ * program it holds is in no target table of the tool.
+ *
+ *   PROG_fuzzer --replay FILE...            timeline, verdict, trace hash
+ *   PROG_fuzzer --minimize FILE -o OUT      the fewest decisions that still fail
+ *   PROG_fuzzer --explore [OPTIONS]         `heisenfuzz explore`'s baselines
+ *                                           (uniform random, PCT) on the program
+ *
+ * These are read at start-up (hf_fuzzer_start, called by the harness's
+ * LLVMFuzzerInitialize before libFuzzer parses its flags), and the process
+ * exits when done: libFuzzer never starts.  Any
+ * other command line goes to the engine.  A replayed run that crashes (a
+ * signal, or a sanitizer's report) still prints its timeline up to the
+ * crash.  The exit status follows the
+ * tool's: 0 ok, 1 a run failed, 2 bad usage or an unreadable file.
+ */
+#define _GNU_SOURCE   /* sigaction, sigaltstack, strsignal */
+#include "files.h"
+#include "minimize.h"
+#include "run.h"
+#include "targets.h"
+#include "tool.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern const hf_target hf_pthread_program_target;
+
+const hf_target *hf_fuzzer_start(int *argc, char ***argv);
+
+static int usage(const char *prog, const char *problem) {
+    fprintf(stderr, "%s: %s\nusage: %s --replay FILE...\n       %s --minimize FILE -o OUT\n"
+                    "       %s --explore [--strategy random|swarm|pct|bytes] [--runs N] [--seed S] [--depth D] [--until-fail]\n"
+                    "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog, prog);
+    return 2;
+}
+
+static int explore(int argc, char **argv) {
+    char *args[64];
+    int n = 0;
+    args[n++] = "explore";
+    args[n++] = (char *)hf_pthread_program_target.name;
+    for (int i = 0; i < argc && n < 63; i++) args[n++] = argv[i];
+    args[n] = NULL;
+    return hf_cmd_explore(n, args);
+}
+
+static uint8_t *read_input(const char *path, size_t *size) {
+    char error[512];
+    uint8_t *data = hf_read_file(path, size, error, sizeof error);
+    if (!data) fprintf(stderr, "heisenfuzz: %s\n", error);
+    return data;
+}
+
+/* ---- A crash during a replay: the timeline up to it ----------------------- */
+
+static volatile sig_atomic_t crash_reported;
+
+static void report_crash(const char *what) {
+    if (crash_reported) return;
+    crash_reported = 1;
+    fflush(stdout);
+    printf("\n-- the run crashed (%s); the timeline up to the crash:\n", what);
+    hf_print_timeline(stdout, 0);
+    printf("verdict: fail crash (%s)\n", what);
+    fflush(stdout);
+}
+
+static void on_fatal_signal(int sig) {
+    /* Not async-signal-safe, but the process is lost anyway; the timeline
+     * is what makes the crash a replayable schedule. */
+    report_crash(strsignal(sig));
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Sanitizers call it before they end the process (their report printed). */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+static void on_sanitizer_death(void) { report_crash("a sanitizer report"); }
+
+static void install_crash_report(void) {
+    static char alternate_stack[64 * 1024];   /* a fiber's overflowed stack is no place to run */
+    stack_t ss = {.ss_sp = alternate_stack, .ss_size = sizeof alternate_stack, .ss_flags = 0};
+    sigaltstack(&ss, NULL);
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sa.sa_flags = SA_ONSTACK;
+        sigaction(fatal[i], &sa, NULL);
+    }
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
+}
+
+static int replay(int count, char **files) {
+    install_crash_report();
+    const hf_target *t = &hf_pthread_program_target;
+    int status = 0;
+    for (int f = 0; f < count; f++) {
+        size_t size;
+        uint8_t *data = read_input(files[f], &size);
+        if (!data) return 2;
+        hf_result r;
+        hf_run(t, data, size, &r);
+        free(data);
+        if (count > 1) printf("== %s\n", files[f]);
+        hf_tool_print_run(t, size, &r, true);
+        if (r.outcome != HF_OK) status = 1;
+    }
+    return status;
+}
+
+static int minimize(const char *in, const char *out) {
+    const hf_target *t = &hf_pthread_program_target;
+    size_t size;
+    uint8_t *data = read_input(in, &size);
+    if (!data) return 2;
+    hf_result r;
+    hf_run(t, data, size, &r);
+    if (r.outcome == HF_OK) {
+        fprintf(stderr, "heisenfuzz: %s: the run does not fail, there is nothing to minimize\n", in);
+        free(data);
+        return 2;
+    }
+    hf_goal goal;
+    hf_goal_from_result(&goal, &r);
+    hf_minimize_options options = {.max_runs = 100000, .max_seconds = 300, .progress = NULL};
+    hf_minimized m;
+    hf_minimize_status status = hf_minimize(t, &goal, data, size, &options, &m);
+    free(data);
+    if (status != HF_MINIMIZED) {
+        fprintf(stderr, "heisenfuzz: %s: the failure did not reproduce\n", in);
+        return 1;
+    }
+    char error[512];
+    if (hf_write_file(out, m.bytes, m.size, error, sizeof error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        hf_minimized_free(&m);
+        return 2;
+    }
+    printf("minimized %s: %u deviations -> %zu (%zu bytes, %llu runs, %.1f s)%s -> %s\n", in,
+           m.original_deviations, m.count, m.size, (unsigned long long)m.runs, m.seconds,
+           m.one_minimal ? ", 1-minimal" : "", out);
+    hf_run(t, m.bytes, m.size, &r);
+    hf_tool_print_run(t, m.size, &r, true);
+    hf_minimized_free(&m);
+    return 1;
+}
+
+const hf_target *hf_fuzzer_start(int *argc, char ***argv) {
+    hf_target_add(&hf_pthread_program_target);   /* the tool's commands find it by name */
+    if (*argc < 2) return &hf_pthread_program_target;
+    char **args = *argv;
+    const char *prog = args[0];
+    if (!strcmp(args[1], "--replay")) {
+        if (*argc < 3) exit(usage(prog, "--replay needs at least one file"));
+        exit(replay(*argc - 2, args + 2));
+    }
+    if (!strcmp(args[1], "--minimize")) {
+        if (*argc != 5 || strcmp(args[3], "-o")) exit(usage(prog, "--minimize needs FILE -o OUT"));
+        exit(minimize(args[2], args[4]));
+    }
+    if (!strcmp(args[1], "--explore")) exit(explore(*argc - 2, args + 2));
+    if (!strcmp(args[1], "--help") || !strcmp(args[1], "-h")) {
+        usage(prog, "a fuzzer of schedules for one pthread program");
+        fprintf(stderr, "  HEISENFUZZ_PROGRAM_OUTPUT=1  show the program's own stdout/stderr\n"
+                        "  HEISENFUZZ_TRACE_HASH=1      print every run's trace hash\n"
+                        "  libFuzzer's own flags: %s -help=1\n", prog);
+        exit(0);
+    }
+    return &hf_pthread_program_target;
+}

@@ -1,0 +1,104 @@
+/*
+ * pthread_layer.h — what the pthread layer's files share (schedule/pthread_*.c).
+ *
+ * The layer runs an unmodified pthread program under the scheduler: each
+ * thread is a task, each lock and condition a wait queue, the clock the
+ * logical clock, rand() a decision.  It is interposed at link time: the
+ * program's objects have their references to pthread_create, main,
+ * __assert_fail, ... renamed to hfp_pthread_create, hfp_main,
+ * hfp___assert_fail, ... (the list is pthread.syms, the tool does the
+ * renaming), so libFuzzer's own threads and the runtime keep the real ones.
+ *
+ * Every synchronisation object keeps, where the program's pthread type
+ * has its storage, a handle: the run it was first used in and its state
+ * for that run (from the run's arena).  A handle from an earlier run (a
+ * static initializer reads as run 0) is as good as fresh, so objects need
+ * no destruction between runs and a static PTHREAD_MUTEX_INITIALIZER works.
+ */
+#ifndef HF_PTHREAD_LAYER_H
+#define HF_PTHREAD_LAYER_H
+
+#include "world.h"
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <time.h>
+
+enum { HFP_KEYS = 128 };   /* pthread keys per run (POSIX asks for at least 128) */
+
+/* One thread of the program; index = its task id. */
+typedef struct hfp_thread {
+    void *(*start)(void *);
+    void *arg;
+    void *retval;
+    bool detached, joined;
+    jmp_buf exit_env;              /* where pthread_exit lands */
+    void *key_values[HFP_KEYS];
+    void **tls;                    /* -femulated-tls blocks, by variable index */
+    size_t tls_cap;
+} hfp_thread;
+
+typedef struct hfp_key {
+    bool used;
+    void (*destructor)(void *);
+} hfp_key;
+
+/* The layer's state for the current run; reset at the start of each. */
+typedef struct hfp_run {
+    uint32_t run;                  /* this run's number: never 0 */
+    hfp_thread *threads[HF_MAX_TASKS + 1];
+    int threads_created;           /* names thread1, thread2, ... */
+    int objects[8];                /* per kind of object: how many were named */
+    hfp_key keys[HFP_KEYS];
+    int keys_created;              /* 0: no thread has destructors to run */
+    hf_waitq once_waiters;         /* threads waiting for another's pthread_once */
+    uint64_t rand_state;           /* the default sequence of rand() / random() */
+    uintptr_t tls_variables;       /* -femulated-tls variables numbered */
+} hfp_run;
+
+extern hfp_run hfp;
+
+/* The storage every synchronisation object starts with. */
+typedef struct hfp_handle {
+    uint32_t run;
+    uint32_t unused;
+    void *state;
+} hfp_handle;
+
+/* The kinds of object, each numbered by order of first use in the run. */
+typedef enum { HFP_MUTEX, HFP_COND, HFP_RWLOCK, HFP_BARRIER, HFP_SEM, HFP_SPIN } hfp_kind;
+
+/* "mutex1", "cond2", ...: the next name of that kind, in the run's arena. */
+const char *hfp_name(hfp_kind kind);
+
+/* The state behind a handle: fresh (zeroed, `size` bytes) when the handle
+ * is from another run, and then `*fresh` is set. */
+void *hfp_state(void *object, size_t size, bool *fresh);
+
+hfp_thread *hfp_self(void);
+
+/* A preemption point (hf_preemption_point) for a synchronisation call. */
+void hfp_point(void);
+
+/* sched_yield: gives way, keeping errno. */
+int hfp_sched_yield(void);
+
+/* Blocks on `q` (timeout 0 = none) keeping errno; returns false when the
+ * timeout ended the wait. */
+bool hfp_block(hf_waitq *q, const char *what, uint64_t timeout_ns);
+void hfp_wake_one(hf_waitq *q);
+void hfp_wake_all(hf_waitq *q);
+
+/* Logical nanoseconds from now until `abstime` on `clock` (0 when past). */
+uint64_t hfp_until(clockid_t clock, const struct timespec *abstime);
+/* Logical time on `clock`, as clock_gettime gives it. */
+void hfp_clock_now(clockid_t clock, struct timespec *ts);
+
+/* The run's start: restores the program's globals to their first values and
+ * resets the per-thread state of the C library parts (pthread_libc.c). */
+void hfp_restore_globals(void);
+
+/* Ends the run as the process would end (exit status, from any thread). */
+void hfp_process_exit(int status) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,446 @@
+/*
+ * pthread_sync.c — the pthread layer's synchronisation objects: mutexes
+ * (normal, recursive, error-checking; trylock, timedlock), condition
+ * variables (with spurious wake-ups as decisions), rwlocks, barriers,
+ * spinlocks and POSIX semaphores.
+ *
+ * Every operation begins at a preemption point, so the scheduler may let
+ * another thread in first, where a real thread could lose the race.  Each
+ * object is named by order of first use in the run (mutex1, cond1, ...):
+ * the timeline never shows an address.  Misuse that POSIX leaves undefined
+ * and that real programs get wrong (unlocking a mutex one does not hold) is
+ * a failure of the run, since it is a bug whatever glibc makes of it.
+ */
+#define _GNU_SOURCE
+#include "pthread_layer.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <string.h>
+
+/* ---- Mutex --------------------------------------------------------------- */
+
+typedef struct mutex_state {
+    const char *name, *lock_note, *unlock_note;
+    int type;                   /* PTHREAD_MUTEX_NORMAL, _RECURSIVE, _ERRORCHECK */
+    int owner;                  /* task id; 0 = free */
+    unsigned depth;             /* recursive locks held */
+    hf_waitq waiters;
+} mutex_state;
+
+_Static_assert(sizeof(hfp_handle) <= offsetof(pthread_mutex_t, __data.__kind),
+               "the handle must leave glibc's mutex kind (set by static initializers) alone");
+
+static mutex_state *mutex_of(pthread_mutex_t *m) {
+    bool fresh;
+    mutex_state *s = hfp_state(m, sizeof *s, &fresh);
+    if (fresh) {
+        /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP and friends set the kind. */
+        s->type = m->__data.__kind & 3;
+        s->name = hfp_name(HFP_MUTEX);
+        s->lock_note = hf_printf("lock %s", s->name);
+        s->unlock_note = hf_printf("unlock %s", s->name);
+    }
+    return s;
+}
+
+int hfp_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr);
+int hfp_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr) {
+    memset(m, 0, sizeof *m);
+    int type = PTHREAD_MUTEX_NORMAL;
+    if (attr) pthread_mutexattr_gettype(attr, &type);
+    m->__data.__kind = type;
+    mutex_of(m);
+    return 0;
+}
+
+int hfp_pthread_mutex_destroy(pthread_mutex_t *m);
+int hfp_pthread_mutex_destroy(pthread_mutex_t *m) {
+    mutex_state *s = mutex_of(m);
+    return s->owner ? EBUSY : 0;
+}
+
+/* Only a contended acquisition or release is traced: an event per
+ * uncontended lock would cost more than the lock itself, and the timeline
+ * already shows who ran; a wait is where a lock tells the story. */
+static void mutex_take(mutex_state *s, bool waited) {
+    s->owner = hf_self();
+    s->depth = 1;
+    if (waited) hf_emit(HF_EV_NOTE, 0, 0, s->lock_note, 0);
+}
+
+/* Locks, waiting at most until `abstime` (NULL: forever) unless `try`. */
+static int mutex_lock(pthread_mutex_t *m, bool try, const struct timespec *abstime) {
+    mutex_state *s = mutex_of(m);
+    hfp_point();
+    int self = hf_self();
+    if (s->owner == self) {
+        if (s->type == PTHREAD_MUTEX_RECURSIVE) { s->depth++; return 0; }
+        if (s->type == PTHREAD_MUTEX_ERRORCHECK) return EDEADLK;
+        if (try) return EBUSY;
+        /* A normal mutex locked twice by its owner: the thread deadlocks. */
+    }
+    bool waited = false;
+    while (s->owner != 0) {
+        if (try) return EBUSY;
+        uint64_t timeout = 0;
+        if (abstime && (timeout = hfp_until(CLOCK_REALTIME, abstime)) == 0) return ETIMEDOUT;
+        hfp_block(&s->waiters, s->name, timeout);
+        waited = true;
+    }
+    mutex_take(s, waited);
+    return 0;
+}
+
+int hfp_pthread_mutex_lock(pthread_mutex_t *m);
+int hfp_pthread_mutex_lock(pthread_mutex_t *m) { return mutex_lock(m, false, NULL); }
+
+int hfp_pthread_mutex_trylock(pthread_mutex_t *m);
+int hfp_pthread_mutex_trylock(pthread_mutex_t *m) { return mutex_lock(m, true, NULL); }
+
+int hfp_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime);
+int hfp_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) {
+    if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
+    return mutex_lock(m, false, abstime);
+}
+
+static int mutex_release(mutex_state *s) {
+    if (s->owner != hf_self()) {
+        if (s->type != PTHREAD_MUTEX_NORMAL) return EPERM;
+        hf_fail(HF_FAIL_PROGRAM, NULL, "%s unlocked %s, which %s", hf_task_name(hf_self()), s->name,
+                s->owner ? "another thread holds" : "is not locked");
+    }
+    if (--s->depth > 0) return 0;
+    s->owner = 0;
+    if (s->waiters.head) {
+        hf_emit(HF_EV_NOTE, 0, 0, s->unlock_note, 0);
+        hfp_wake_one(&s->waiters);
+    }
+    return 0;
+}
+
+int hfp_pthread_mutex_unlock(pthread_mutex_t *m);
+int hfp_pthread_mutex_unlock(pthread_mutex_t *m) {
+    mutex_state *s = mutex_of(m);
+    hfp_point();
+    return mutex_release(s);
+}
+
+/* ---- Condition variable -------------------------------------------------- */
+
+typedef struct cond_state {
+    const char *name;
+    clockid_t clock;            /* of timed waits' deadlines */
+    hf_waitq waiters;
+} cond_state;
+
+static cond_state *cond_of(pthread_cond_t *c) {
+    bool fresh;
+    cond_state *s = hfp_state(c, sizeof *s, &fresh);
+    if (fresh) {
+        s->name = hfp_name(HFP_COND);
+        s->clock = CLOCK_REALTIME;
+    }
+    return s;
+}
+
+int hfp_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr);
+int hfp_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr) {
+    memset(c, 0, sizeof *c);
+    cond_state *s = cond_of(c);
+    if (attr) pthread_condattr_getclock(attr, &s->clock);
+    return 0;
+}
+
+int hfp_pthread_cond_destroy(pthread_cond_t *c);
+int hfp_pthread_cond_destroy(pthread_cond_t *c) {
+    cond_state *s = cond_of(c);
+    return s->waiters.head ? EBUSY : 0;
+}
+
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
+    cond_state *s = cond_of(c);
+    mutex_state *ms = mutex_of(m);
+    if (ms->owner != hf_self()) {
+        if (ms->type != PTHREAD_MUTEX_NORMAL) return EPERM;
+        hf_fail(HF_FAIL_PROGRAM, NULL, "%s waits for %s without holding %s", hf_task_name(hf_self()), s->name,
+                ms->name);
+    }
+    hfp_point();
+    unsigned depth = ms->depth;
+    ms->depth = 1;
+    mutex_release(ms);
+    int result = 0;
+    /* POSIX allows a wait to return with nobody having signalled. */
+    if (hf_chance("spurious wake-up", false)) {
+        hf_emit(HF_EV_NOTE, 0, 0, "spurious wake-up", 0);
+        hfp_point();
+    } else {
+        uint64_t timeout = 0;
+        if (abstime && (timeout = hfp_until(s->clock, abstime)) == 0) result = ETIMEDOUT;
+        else if (!hfp_block(&s->waiters, s->name, timeout)) result = ETIMEDOUT;
+    }
+    bool waited = false;
+    while (ms->owner != 0) {
+        hfp_block(&ms->waiters, ms->name, 0);
+        waited = true;
+    }
+    mutex_take(ms, waited);
+    ms->depth = depth;
+    return result;
+}
+
+int hfp_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+int hfp_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { return cond_wait(c, m, NULL); }
+
+int hfp_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime);
+int hfp_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
+    if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
+    return cond_wait(c, m, abstime);
+}
+
+int hfp_pthread_cond_signal(pthread_cond_t *c);
+int hfp_pthread_cond_signal(pthread_cond_t *c) {
+    cond_state *s = cond_of(c);
+    hfp_point();
+    hfp_wake_one(&s->waiters);
+    return 0;
+}
+
+int hfp_pthread_cond_broadcast(pthread_cond_t *c);
+int hfp_pthread_cond_broadcast(pthread_cond_t *c) {
+    cond_state *s = cond_of(c);
+    hfp_point();
+    hfp_wake_all(&s->waiters);
+    return 0;
+}
+
+/* ---- Read-write lock ----------------------------------------------------- *
+ * glibc's default: readers are not held back by waiting writers. */
+
+typedef struct rwlock_state {
+    const char *name;
+    int writer;                 /* task id holding it for writing; 0 = none */
+    int readers;
+    hf_waitq waiting_readers, waiting_writers;
+} rwlock_state;
+
+static rwlock_state *rwlock_of(pthread_rwlock_t *l) {
+    bool fresh;
+    rwlock_state *s = hfp_state(l, sizeof *s, &fresh);
+    if (fresh) s->name = hfp_name(HFP_RWLOCK);
+    return s;
+}
+
+int hfp_pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr);
+int hfp_pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr) {
+    (void)attr;
+    memset(l, 0, sizeof *l);
+    rwlock_of(l);
+    return 0;
+}
+
+int hfp_pthread_rwlock_destroy(pthread_rwlock_t *l);
+int hfp_pthread_rwlock_destroy(pthread_rwlock_t *l) {
+    rwlock_state *s = rwlock_of(l);
+    return s->writer || s->readers ? EBUSY : 0;
+}
+
+static int rwlock_lock(pthread_rwlock_t *l, bool write, bool try, const struct timespec *abstime) {
+    rwlock_state *s = rwlock_of(l);
+    hfp_point();
+    if (s->writer == hf_self()) return EDEADLK;
+    for (;;) {
+        bool busy = write ? s->writer || s->readers : s->writer;
+        if (!busy) break;
+        if (try) return EBUSY;
+        uint64_t timeout = 0;
+        if (abstime && (timeout = hfp_until(CLOCK_REALTIME, abstime)) == 0) return ETIMEDOUT;
+        hfp_block(write ? &s->waiting_writers : &s->waiting_readers, s->name, timeout);
+    }
+    if (write) s->writer = hf_self();
+    else s->readers++;
+    return 0;
+}
+
+int hfp_pthread_rwlock_rdlock(pthread_rwlock_t *l);
+int hfp_pthread_rwlock_rdlock(pthread_rwlock_t *l) { return rwlock_lock(l, false, false, NULL); }
+int hfp_pthread_rwlock_wrlock(pthread_rwlock_t *l);
+int hfp_pthread_rwlock_wrlock(pthread_rwlock_t *l) { return rwlock_lock(l, true, false, NULL); }
+int hfp_pthread_rwlock_tryrdlock(pthread_rwlock_t *l);
+int hfp_pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { return rwlock_lock(l, false, true, NULL); }
+int hfp_pthread_rwlock_trywrlock(pthread_rwlock_t *l);
+int hfp_pthread_rwlock_trywrlock(pthread_rwlock_t *l) { return rwlock_lock(l, true, true, NULL); }
+int hfp_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime);
+int hfp_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime) {
+    return rwlock_lock(l, false, false, abstime);
+}
+int hfp_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime);
+int hfp_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime) {
+    return rwlock_lock(l, true, false, abstime);
+}
+
+int hfp_pthread_rwlock_unlock(pthread_rwlock_t *l);
+int hfp_pthread_rwlock_unlock(pthread_rwlock_t *l) {
+    rwlock_state *s = rwlock_of(l);
+    hfp_point();
+    if (s->writer == hf_self()) s->writer = 0;
+    else if (s->readers > 0) s->readers--;
+    else return EPERM;
+    hfp_wake_all(&s->waiting_readers);
+    hfp_wake_one(&s->waiting_writers);
+    return 0;
+}
+
+/* ---- Barrier ------------------------------------------------------------- */
+
+typedef struct barrier_state {
+    const char *name;
+    unsigned count, arrived;
+    uint64_t generation;
+    hf_waitq waiters;
+} barrier_state;
+
+static barrier_state *barrier_of(pthread_barrier_t *b) {
+    bool fresh;
+    barrier_state *s = hfp_state(b, sizeof *s, &fresh);
+    if (fresh) s->name = hfp_name(HFP_BARRIER);
+    return s;
+}
+
+int hfp_pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count);
+int hfp_pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count) {
+    (void)attr;
+    if (count == 0) return EINVAL;
+    memset(b, 0, sizeof *b);
+    barrier_of(b)->count = count;
+    return 0;
+}
+
+int hfp_pthread_barrier_destroy(pthread_barrier_t *b);
+int hfp_pthread_barrier_destroy(pthread_barrier_t *b) {
+    barrier_state *s = barrier_of(b);
+    return s->arrived ? EBUSY : 0;
+}
+
+int hfp_pthread_barrier_wait(pthread_barrier_t *b);
+int hfp_pthread_barrier_wait(pthread_barrier_t *b) {
+    barrier_state *s = barrier_of(b);
+    if (s->count == 0) hf_fail(HF_FAIL_PROGRAM, NULL, "%s waits at an uninitialised barrier", hf_task_name(hf_self()));
+    hfp_point();
+    if (++s->arrived == s->count) {
+        s->arrived = 0;
+        s->generation++;
+        hfp_wake_all(&s->waiters);
+        return PTHREAD_BARRIER_SERIAL_THREAD;
+    }
+    uint64_t generation = s->generation;
+    while (generation == s->generation) hfp_block(&s->waiters, s->name, 0);
+    return 0;
+}
+
+/* ---- Spinlock: the holder's task id in the int itself -------------------- */
+
+int hfp_pthread_spin_init(pthread_spinlock_t *l, int pshared);
+int hfp_pthread_spin_init(pthread_spinlock_t *l, int pshared) {
+    (void)pshared;
+    *l = 0;
+    return 0;
+}
+
+int hfp_pthread_spin_destroy(pthread_spinlock_t *l);
+int hfp_pthread_spin_destroy(pthread_spinlock_t *l) { return *l ? EBUSY : 0; }
+
+int hfp_pthread_spin_lock(pthread_spinlock_t *l);
+int hfp_pthread_spin_lock(pthread_spinlock_t *l) {
+    hfp_point();
+    if (*l == hf_self()) return EDEADLK;
+    /* Spinning gives the holder the processor: it is what a real spinner
+     * waits for, and a spin in place would never end here. */
+    while (*l) hfp_sched_yield();
+    *l = hf_self();
+    return 0;
+}
+
+int hfp_pthread_spin_trylock(pthread_spinlock_t *l);
+int hfp_pthread_spin_trylock(pthread_spinlock_t *l) {
+    hfp_point();
+    if (*l) return EBUSY;
+    *l = hf_self();
+    return 0;
+}
+
+int hfp_pthread_spin_unlock(pthread_spinlock_t *l);
+int hfp_pthread_spin_unlock(pthread_spinlock_t *l) {
+    hfp_point();
+    *l = 0;
+    return 0;
+}
+
+/* ---- POSIX semaphores (unnamed) ------------------------------------------ */
+
+typedef struct sem_state {
+    const char *name;
+    unsigned value;
+    hf_waitq waiters;
+} sem_state;
+
+_Static_assert(sizeof(hfp_handle) <= sizeof(sem_t), "a handle fits a sem_t");
+
+static sem_state *sem_of(sem_t *sem) {
+    bool fresh;
+    sem_state *s = hfp_state(sem, sizeof *s, &fresh);
+    if (fresh) s->name = hfp_name(HFP_SEM);
+    return s;
+}
+
+int hfp_sem_init(sem_t *sem, int pshared, unsigned value);
+int hfp_sem_init(sem_t *sem, int pshared, unsigned value) {
+    (void)pshared;
+    memset(sem, 0, sizeof *sem);
+    sem_of(sem)->value = value;
+    return 0;
+}
+
+int hfp_sem_destroy(sem_t *sem);
+int hfp_sem_destroy(sem_t *sem) { (void)sem_of(sem); return 0; }
+
+static int sem_wait_until(sem_t *sem, bool try, const struct timespec *abstime) {
+    sem_state *s = sem_of(sem);
+    hfp_point();
+    while (s->value == 0) {
+        uint64_t timeout = 0;
+        if (try) { errno = EAGAIN; return -1; }
+        if (abstime && (timeout = hfp_until(CLOCK_REALTIME, abstime)) == 0) { errno = ETIMEDOUT; return -1; }
+        hfp_block(&s->waiters, s->name, timeout);
+    }
+    s->value--;
+    return 0;
+}
+
+int hfp_sem_wait(sem_t *sem);
+int hfp_sem_wait(sem_t *sem) { return sem_wait_until(sem, false, NULL); }
+int hfp_sem_trywait(sem_t *sem);
+int hfp_sem_trywait(sem_t *sem) { return sem_wait_until(sem, true, NULL); }
+int hfp_sem_timedwait(sem_t *sem, const struct timespec *abstime);
+int hfp_sem_timedwait(sem_t *sem, const struct timespec *abstime) {
+    if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) { errno = EINVAL; return -1; }
+    return sem_wait_until(sem, false, abstime);
+}
+
+int hfp_sem_post(sem_t *sem);
+int hfp_sem_post(sem_t *sem) {
+    sem_state *s = sem_of(sem);
+    hfp_point();
+    s->value++;
+    hfp_wake_one(&s->waiters);
+    return 0;
+}
+
+int hfp_sem_getvalue(sem_t *sem, int *value);
+int hfp_sem_getvalue(sem_t *sem, int *value) {
+    *value = (int)sem_of(sem)->value;
+    return 0;
+}

@@ -1,0 +1,271 @@
+#!/bin/bash
+# test_pthread.sh — unmodified pthread programs under `heisenfuzz
+# build-pthread`, and preemption at shared accesses for hf.h targets.
+#
+#   - bad input to build-pthread: one line naming the problem, exit 2
+#   - every buggy program of targets/pthread/ is found by its fuzzer in a
+#     seeded, bounded libFuzzer run; the crash replays with the expected
+#     verdict, minimizes to the fewest preemptions stated in its source, and
+#     its correct twin passes that schedule and a libFuzzer campaign
+#   - the layer's semantics (tests/pthread/): a program checking every part
+#     never fails; exit in a thread, a thread that never ends and a crash
+#     are failures; main returning ends the run; the program's output is
+#     silent unless HEISENFUZZ_PROGRAM_OUTPUT is set
+#   - determinism: the fuzzer and the replayer print the same trace hash for
+#     the same inputs, each input run several times in one process, in every
+#     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); under ASan
+#     the use after free is reported
+#   - counter_nohint_buggy and metrics_race_nohint_buggy, with no
+#     hf_switch_point(), are found
+#
+# Twins run 50,000 executions each, but hundred_threads 2,000 (its runs are
+# ~60x slower: a hundred tasks).  Prints "ok - ..." / "not ok - ..." lines.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=$(cd "${HF_OUT:-out}" && pwd)
+hf="$OUT/heisenfuzz"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+: >"$work/empty"
+
+check() {   # check CONDITION-STATUS MESSAGE
+    if [ "$1" -eq 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi
+}
+
+# ---- bad input --------------------------------------------------------------
+
+printf 'int helper(void) { return 1; }\n' >"$work/nomain.c"
+printf 'int main(void) { return undeclared; }\n' >"$work/broken.c"
+printf 'int main() { return 0; }\n' >"$work/prog.cpp"
+bad_input() {   # bad_input FILE EXPECTED-WORDS
+    local err status
+    err=$("$hf" build-pthread "$1" -o "$work/never" 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"$2"* ]] && [ ! -e "$work/never" ]
+    check $? "build-pthread $(basename "$1"): exit $status, one line: $err"
+}
+bad_input "$work/nomain.c" "no main function"
+bad_input "$work/broken.c" "does not compile: $work/broken.c:1:25: error"
+bad_input "$work/prog.cpp" "a C++ file"
+bad_input "$work/missing.c" "No such file"
+
+# A program of two files: a global defined in one, raced on in the other.
+cat >"$work/two_main.c" <<'PROGRAM'
+#include <assert.h>
+#include <pthread.h>
+int shared;
+void *bump(void *arg);
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, bump, 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    assert(shared == 2);
+    return 0;
+}
+PROGRAM
+printf 'extern int shared;\nvoid *bump(void *arg) { (void)arg; shared = shared + 1; return 0; }\n' >"$work/two_bump.c"
+mkdir -p "$work/two/corpus"
+if "$hf" build-pthread "$work/two_main.c" "$work/two_bump.c" -o "$work/two/fuzzer" >/dev/null 2>&1; then
+    (cd "$work/two" && timeout 120 ./fuzzer -seed=1 -runs=20000 -artifact_prefix="$work/two/" corpus >log 2>&1)
+    grep -q "assertion failed in main: shared == 2" "$work/two/log"
+    check $? "a program of two source files: its lost update is found"
+else
+    echo "not ok - build-pthread of two source files failed"
+fi
+
+# ---- the suite --------------------------------------------------------------
+
+build() {   # build TOOL SOURCE OUTPUT
+    "$1" build-pthread "$2" -o "$3" >/dev/null 2>"$3.log" || { echo "not ok - build-pthread $2: $(cat "$3.log")"; return 1; }
+}
+
+# found NAME RUNS VERDICT-WORDS PREEMPTIONS
+found() {
+    local name=$1 runs=$2 verdict=$3 preemptions=$4
+    local dir="$work/$name"
+    mkdir -p "$dir/corpus"
+    build "$hf" "targets/pthread/${name}_buggy.c" "$dir/buggy" || return
+    build "$hf" "targets/pthread/$name.c" "$dir/twin" || return
+    (cd "$dir" && timeout 300 ./buggy -seed=1 -runs="$runs" -artifact_prefix="$dir/" -print_final_stats=1 corpus \
+        >"$dir/log" 2>&1)
+    local crash
+    crash=$(ls "$dir"/crash-* 2>/dev/null | head -1)
+    if [ -z "$crash" ]; then
+        echo "not ok - ${name}_buggy: libFuzzer (-seed=1 -runs=$runs) found no failing schedule"
+        return
+    fi
+    local execs
+    execs=$(awk '/^stat::number_of_executed_units:/ {n = $2} /^stat::heisenfuzz_mutator_runs:/ {m = $2}
+                 END {if (n) print n + m}' "$dir/log")
+    echo "ok - ${name}_buggy: libFuzzer (-seed=1) found a failing schedule after ${execs:-?} executions (the mutator's own included; at most $runs runs)"
+    local got
+    got=$("$dir/buggy" --replay "$crash" | grep '^verdict:')
+    [[ "$got" == *"$verdict"* ]]
+    check $? "${name}_buggy: its replay reads '$got'"
+    got=$("$dir/twin" --replay "$crash" | grep '^verdict:')
+    [ "$got" = "verdict: ok" ]
+    check $? "$name: the schedule that breaks ${name}_buggy passes the twin ($got)"
+    # The minimizer's result is 1-minimal, not always the fewest: it may
+    # keep more deviations than the bug needs, never fewer.
+    local summary kept timeline
+    summary=$("$dir/buggy" --minimize "$crash" -o "$dir/min" | head -1)
+    kept=$(echo "$summary" | sed -n 's/.* deviations -> \([0-9]*\) (.*/\1/p')
+    timeline=$("$dir/buggy" --replay "$dir/min")
+    [ -n "$kept" ] && [ "$kept" -ge "$preemptions" ] && [[ "$timeline" == *"verdict: fail "*"$verdict"* ]]
+    check $? "${name}_buggy: minimizes to $kept deviation(s) that still fail it (the bug needs $preemptions)"
+    if [[ "$timeline" =~ 0x[0-9a-f] ]]; then
+        echo "not ok - ${name}_buggy: the timeline shows an address"
+    else
+        echo "ok - ${name}_buggy: the timeline names threads and locks, never an address"
+    fi
+    local twin_runs=50000
+    [ "$name" = hundred_threads ] && twin_runs=2000
+    mkdir -p "$dir/twin_corpus"
+    (cd "$dir" && timeout 300 ./twin -seed=1 -runs=$twin_runs -artifact_prefix="$dir/twin-" twin_corpus >"$dir/twin.log" 2>&1)
+    local status=$?
+    [ $status -eq 0 ] && ! ls "$dir"/twin-crash-* >/dev/null 2>&1
+    check $? "$name: $twin_runs libFuzzer executions (-seed=1) find no failure in the twin (status $status)"
+}
+
+found lost_update 100000 "assertion failed in main: counter == THREADS * INCREMENTS" 1
+found atomicity 100000 "assertion failed in main: balance >= 0" 1
+found order 100000 "assertion failed in main: result == 20" 1
+found deadlock 100000 "deadlock: main waits for join thread1; thread1 waits for mutex2; thread2 waits for mutex1;" 1
+found missed_signal 100000 "deadlock: main waits for join thread1; thread1 waits for cond1;" 1
+found use_after_free 100000 "the program exited with status 1" 1
+found aba 100000 "a node was handed out twice" 1
+found double_checked 100000 "s && s->limit == 64" 1
+found three_preemptions 200000 "assertion failed in thread2: atomic_load(&closed)" 3
+found hundred_threads 100000 "assertion failed in main: highest == WORKERS" 1
+
+# ---- the layer's semantics ----------------------------------------------------
+
+sem="$work/semantics"
+mkdir -p "$sem/corpus"
+if build "$hf" tests/pthread/features.c "$sem/features"; then
+    (cd "$sem" && timeout 300 ./features -seed=1 -runs=20000 -artifact_prefix="$sem/" corpus >"$sem/log" 2>&1)
+    status=$?
+    [ $status -eq 0 ] && ! ls "$sem"/crash-* >/dev/null 2>&1
+    check $? "features.c: 20000 libFuzzer executions keep every POSIX promise it checks (status $status)"
+    ! grep -q "all checks passed" "$sem/log"
+    check $? "features.c: the program's stdout does not reach the fuzzer's output"
+    HEISENFUZZ_PROGRAM_OUTPUT=1 "$sem/features" --replay "$work/empty" 2>&1 | grep -q "^all checks passed"
+    check $? "features.c: HEISENFUZZ_PROGRAM_OUTPUT=1 shows it"
+fi
+verdict_of() { "$1" --replay "$work/empty" 2>&1 | grep '^verdict:'; }
+if build "$hf" tests/pthread/exit_in_thread.c "$sem/exit_in_thread"; then
+    got=$(verdict_of "$sem/exit_in_thread")
+    [ "$got" = "verdict: fail the program exited with status 3 (in thread1)" ]
+    check $? "exit(3) in a thread ends the run as a failure: $got"
+fi
+if build "$hf" tests/pthread/never_ends.c "$sem/never_ends"; then
+    got=$(timeout 60 "$sem/never_ends" --replay "$work/empty" | grep '^verdict:')
+    [[ "$got" == *"never finished"* ]]
+    check $? "a thread that never ends fails the run: $got"
+fi
+if build "$hf" tests/pthread/main_returns.c "$sem/main_returns"; then
+    got=$(verdict_of "$sem/main_returns")
+    mkdir -p "$sem/mr_corpus"
+    (cd "$sem" && timeout 300 ./main_returns -seed=1 -runs=5000 -artifact_prefix="$sem/mr-" mr_corpus >/dev/null 2>&1)
+    status=$?
+    [ "$got" = "verdict: ok" ] && [ $status -eq 0 ]
+    check $? "main returning ends the run, threads blocked or polling, on 5000 schedules ($got, status $status)"
+fi
+if build "$hf" tests/pthread/crash.c "$sem/crash"; then
+    (cd "$sem" && timeout 60 ./crash -seed=1 -runs=10 -artifact_prefix="$sem/crash-" >"$sem/crash.log" 2>&1)
+    ls "$sem"/crash-crash-* >/dev/null 2>&1 && grep -q "SEGV" "$sem/crash.log"
+    check $? "a null dereference in a thread is a libFuzzer crash"
+    got=$("$sem/crash" --replay "$work/empty" 2>/dev/null)
+    [[ "$got" == *"thread1            run"*"verdict: fail crash (Segmentation fault)"* ]]
+    check $? "its replay prints the timeline up to the crash"
+fi
+
+# ---- determinism: the fuzzer and the replayer, per build ----------------------
+
+# same_hashes TOOL LABEL: for a few programs and inputs (crashes, corpus
+# entries, the empty input), each input run three times by the fuzzer in one
+# process gives the replayer's hash every time.
+same_hashes() {
+    local tool=$1 label=$2 dir="$work/det-$2"
+    mkdir -p "$dir"
+    local name ok=0 total=0
+    for name in lost_update_buggy deadlock_buggy aba_buggy three_preemptions_buggy lost_update; do
+        build "$tool" "targets/pthread/$name.c" "$dir/$name" || { ok=1; continue; }
+        local inputs=("$work/empty")
+        local source_dir="$work/${name%_buggy}"
+        inputs+=($(ls "$source_dir"/crash-* "$source_dir"/min "$source_dir"/corpus/* 2>/dev/null | head -6))
+        local f
+        for f in "${inputs[@]}"; do
+            local want got
+            want=$("$dir/$name" --replay "$f" 2>/dev/null | sed -n 's/^trace-hash: //p')
+            got=$(HEISENFUZZ_TRACE_HASH=1 "$dir/$name" "$f" "$f" "$f" 2>&1 | sed -n 's/^trace-hash: //p' | sort -u)
+            total=$((total + 1))
+            if [ -z "$want" ] || [ "$got" != "$want" ]; then
+                ok=1
+                echo "# $label $name $(basename "$f"): replay $want, fuzzer $(echo $got)"
+            fi
+        done
+    done
+    check $ok "$label: the fuzzer (each passing input 3 times in one process) and --replay agree on $total trace hashes"
+}
+same_hashes "$hf" "$(basename "$OUT")"
+[ -n "${HF_OUT_O0:-}" ] && same_hashes "$(cd "$HF_OUT_O0" && pwd)/heisenfuzz" -O0
+if [ -n "${HF_OUT_ASAN:-}" ]; then
+    asan="$(cd "$HF_OUT_ASAN" && pwd)/heisenfuzz"
+    same_hashes "$asan" asan
+    dir="$work/asan-uaf"
+    mkdir -p "$dir/corpus"
+    if build "$asan" targets/pthread/use_after_free_buggy.c "$dir/buggy"; then
+        (cd "$dir" && timeout 300 ./buggy -seed=1 -runs=100000 -artifact_prefix="$dir/" corpus >"$dir/log" 2>&1)
+        grep -q "ERROR: AddressSanitizer: heap-use-after-free" "$dir/log" && ls "$dir"/crash-* >/dev/null 2>&1
+        check $? "use_after_free_buggy under ASan: the fuzzer's crash is ASan's heap-use-after-free"
+        crash=$(ls "$dir"/crash-* 2>/dev/null | head -1)
+        got=$([ -n "$crash" ] && "$dir/buggy" --replay "$crash" 2>&1)
+        [[ "$got" == *"heap-use-after-free"* && "$got" == *"verdict: fail crash (a sanitizer report)"* ]]
+        check $? "use_after_free_buggy under ASan: its replay shows the report and the timeline"
+    fi
+fi
+
+# ---- AFL++ ------------------------------------------------------------------
+
+if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ]; then
+    dir="$work/afl"
+    mkdir -p "$dir/in"
+    printf '\0' >"$dir/in/calm"
+    if "$hf" build-pthread --afl targets/pthread/lost_update_buggy.c -o "$dir/buggy" >/dev/null 2>"$dir/build.log"; then
+        AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 \
+            timeout 200 afl-fuzz -i "$dir/in" -o "$dir/out" -s 1 -E 100000 -V 120 -- "$dir/buggy" >"$dir/log" 2>&1
+        crash=$(ls "$dir"/out/default/crashes/id:* 2>/dev/null | head -1)
+        got=$([ -n "$crash" ] && "$dir/buggy" --replay "$crash" 2>/dev/null | grep '^verdict:')
+        [[ "$got" == *"counter == THREADS * INCREMENTS"* ]]
+        check $? "lost_update_buggy under AFL++ (build-pthread --afl, -s 1): a crash that replays as '$got'"
+        # The AFL++ driver silences stderr around each run unless AFL_DEBUG is set.
+        agree=0 n=0
+        for f in "$dir"/out/default/queue/id:*; do
+            [ $n -lt 8 ] || break
+            n=$((n + 1))
+            want=$("$dir/buggy" --replay "$f" 2>/dev/null | sed -n 's/^trace-hash: //p')
+            got=$(AFL_DEBUG=1 HEISENFUZZ_TRACE_HASH=1 "$dir/buggy" "$f" 2>&1 | sed -n 's/^trace-hash: //p' | head -1)
+            [ -n "$want" ] && [ "$got" = "$want" ] || agree=1
+        done
+        [ $n -gt 0 ]
+        check $((agree | $?)) "lost_update_buggy under AFL++: the AFL++ binary and --replay agree on $n queue entries' trace hashes"
+    else
+        echo "not ok - build-pthread --afl: $(cat "$dir/build.log")"
+    fi
+fi
+
+# ---- hf.h targets without hf_switch_point() -----------------------------------
+
+for target in counter_nohint_buggy metrics_race_nohint_buggy; do
+    dir="$work/$target"
+    mkdir -p "$dir/corpus"
+    (cd "$dir" && timeout 300 "$OUT/${target}_fuzzer" -seed=1 -runs=100000 -artifact_prefix="$dir/" \
+        -print_final_stats=1 corpus >"$dir/log" 2>&1)
+    crash=$(ls "$dir"/crash-* 2>/dev/null | head -1)
+    execs=$(awk '/^stat::number_of_executed_units:/ {n = $2} /^stat::heisenfuzz_mutator_runs:/ {m = $2}
+                 END {if (n) print n + m}' "$dir/log")
+    got=$([ -n "$crash" ] && "$hf" replay -q "$target" "$crash")
+    [[ "$got" == *"verdict: fail the "* ]]
+    check $? "$target: found with no hf_switch_point() after ${execs:-?} libFuzzer runs (-seed=1), and replays"
+done
