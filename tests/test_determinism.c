@@ -1,6 +1,6 @@
 /*
  * test_determinism.c — invariant number one, within one process: for every
- * target, 10,000 random inputs (2,000 under a sanitizer) each run twice give the same trace hash and
+ * target, 4,000 random inputs (1,000 under a sanitizer) each run twice give the same trace hash and
  * verdict, and a run driven by a strategy, re-encoded into bytes, replays
  * to the same hash; so does a run of generator records, re-encoded into
  * explicit records alone.  (tests/test_determinism.sh compares across processes,
@@ -18,9 +18,9 @@
 /* Sanitizer builds repeat the check on fewer inputs: under ASan every fiber
  * maps and unmaps a fake stack, which makes runs of many-task targets slow. */
 #if defined(HF_ASAN) || defined(HF_MSAN)
-enum { RUNS = 2000 };
+enum { RUNS = 1000 };
 #else
-enum { RUNS = 10000 };
+enum { RUNS = 4000 };
 #endif
 
 int main(void) {
