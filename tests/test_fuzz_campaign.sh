@@ -46,7 +46,9 @@ mkdir -p "$tmp/keep" && cd "$tmp/keep" || exit 1
 s=$?
 failures=$(grep -o 'crashes: [0-9]*' "$tmp/keep.out" | tail -1 | grep -o '[0-9]*$')
 check "--jobs 2 --keep-going runs on past crashes ($failures failed runs) and keeps one per distinct failure" \
-    bash -c "[ $s -eq 1 ] && [ '${failures:-0}' -gt 1 ] && [ \$(ls hf-work/crash-metrics_race_buggy-* | wc -l) -eq 1 ] && grep -q '^heisenfuzz: 1 distinct failure' '$tmp/keep.out'"
+    bash -c "[ $s -eq 1 ] && [ '${failures:-0}' -gt 1 ] && [ \$(ls hf-work/crash-metrics_race_buggy-* | grep -vc '\.min\$') -eq 1 ] && grep -q '^heisenfuzz: 1 distinct failure' '$tmp/keep.out'"
+check "the first crash is minimized beside it, and the minimized schedule still fails" \
+    bash -c "\"$hf\" replay -q metrics_race_buggy hf-work/crash-metrics_race_buggy-1.min >/dev/null; [ \$? -eq 1 ]"
 cd "$OLDPWD" || exit 1
 
 mkdir -p "$tmp/int" && cd "$tmp/int" || exit 1
