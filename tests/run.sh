@@ -18,16 +18,25 @@ export ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=1:abort_on_erro
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export MSAN_OPTIONS=poison_in_dtor=1
 
+# build ARGS...: one variant; its errors are shown, and "not ok" said, if it fails.
 build() {
     echo "# building $*" >&2
-    ./build.sh "$@" >/dev/null 2>build.log || { cat build.log >&2; rm -f build.log; echo "not ok - build $*"; exit 1; }
-    rm -f build.log
+    local log
+    log=$(mktemp)
+    ./build.sh "$@" >/dev/null 2>"$log" || { cat "$log" >&2; rm -f "$log"; echo "not ok - build $*"; return 1; }
+    rm -f "$log"
 }
-build --out "$HF_OUT"
-build --opt -O0 --out "$HF_OUT_O0"
-build --sanitizer address --out "$HF_OUT_ASAN"
-build --sanitizer undefined --out "$HF_OUT_UBSAN"
-build --sanitizer memory --out "$HF_OUT_MSAN"
+# The plain build first, then the others two at a time: build.sh compiles
+# one file after another, and the machines have two cores.
+build --out "$HF_OUT" || exit 1
+pids=()
+build --opt -O0 --out "$HF_OUT_O0" & pids+=($!)
+build --sanitizer address --out "$HF_OUT_ASAN" & pids+=($!)
+for pid in "${pids[@]}"; do wait "$pid" || exit 1; done
+pids=()
+build --sanitizer undefined --out "$HF_OUT_UBSAN" & pids+=($!)
+build --sanitizer memory --out "$HF_OUT_MSAN" & pids+=($!)
+for pid in "${pids[@]}"; do wait "$pid" || exit 1; done
 
 FILTER=("$@")
 selected() {   # NAME: is it asked for?
