@@ -75,6 +75,14 @@ if command -v afl-clang-fast >/dev/null; then
     status=$?
     check "the AFL++ flavour builds and fails the crash with the same trace hash" \
         bash -c "[ $status -ne 0 ] && grep -q '^$hash$' '$tmp/afl'"
+    "$hf" fuzz --engine afl --jobs 2 --seed 1 --time 120 --dir afl-work ./wallet_buggy_afl >"$tmp/afl-fuzz" 2>&1
+    status=$?
+    check "the installed tool runs an AFL++ campaign (a main and a secondary) on the user's AFL++ binary to the bug" \
+        bash -c "[ $status -eq 1 ] && [ -s afl-work/crash-wallet_buggy-1 ] && grep -q '^verdict: fail every deposit' '$tmp/afl-fuzz'"
+    "$hf" fuzz --engine afl ./wallet_buggy_fuzzer >"$tmp/mismatch" 2>&1
+    status=$?
+    check "an AFL++ campaign on a libFuzzer binary is refused with one line" \
+        bash -c "[ $status -eq 2 ] && grep -q 'is a libFuzzer binary, not one for AFL++' '$tmp/mismatch'"
 else
     echo "not ok - afl-clang-fast is missing (./build.sh --deps installs afl++)"
 fi
