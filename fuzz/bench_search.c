@@ -5,6 +5,10 @@
  *   random       every decision uniformly random (in process)
  *   swarm        a fault profile and rates drawn per run (in process)
  *   pct          PCT with d = 3 (in process)
+ *   generators   the search's own generator records, one fresh one per run,
+ *                without feedback (in process): what the generators find
+ *                alone, apart from what guidance adds; not a baseline a user
+ *                has, so the goals compare against the three above
  *   lf-bytes     libFuzzer, code coverage only, its byte mutator alone: the
  *                control (<target>_bytes_fuzzer, HEISENFUZZ_FEATURES=0)
  *   lf-cov       the full search without behaviour features
@@ -42,11 +46,11 @@
 enum { MAX_SEEDS = 100 };
 
 typedef enum {
-    S_RANDOM, S_SWARM, S_PCT, S_LF_BYTES, S_LF_COV, S_LF_SEARCH, S_AFL_SEARCH, SEARCHES
+    S_RANDOM, S_SWARM, S_PCT, S_GENERATORS, S_LF_BYTES, S_LF_COV, S_LF_SEARCH, S_AFL_SEARCH, SEARCHES
 } search_kind;
 
-static const char *const search_names[SEARCHES] = {"random",  "swarm",     "pct",       "lf-bytes",
-                                                   "lf-cov",  "lf-search", "afl-search"};
+static const char *const search_names[SEARCHES] = {"random", "swarm",     "pct",       "generators",
+                                                   "lf-bytes", "lf-cov", "lf-search", "afl-search"};
 
 typedef struct search_options {
     int seeds;
@@ -230,6 +234,7 @@ static outcome one_run(search_kind k, const hf_target *t, const char *bin_dir, c
     case S_RANDOM: return baseline_runs(t, HF_BASELINE_RANDOM, seed, max);
     case S_SWARM: return baseline_runs(t, HF_BASELINE_SWARM, seed, max);
     case S_PCT: return baseline_runs(t, HF_BASELINE_PCT, seed, max);
+    case S_GENERATORS: return baseline_runs(t, HF_BASELINE_GENERATORS, seed, max);
     case S_LF_BYTES:
         snprintf(fuzzer, sizeof fuzzer, "%s/%s_bytes_fuzzer", bin_dir, t->name);
         return libfuzzer_runs(fuzzer, dict, false, seed, max);
@@ -259,6 +264,8 @@ static void print_goals(const summary *s, uint64_t max) {
     if (hard) printf(", %.1fx fewer (%s 10x)", (double)b / (double)full->median, tenfold ? "meets" : "MISSED");
     if (s[S_LF_COV].ran)
         printf("; features vs coverage %.2fx", (double)s[S_LF_COV].median / (double)full->median);
+    if (s[S_GENERATORS].ran)
+        printf("; vs its generators alone %.2fx", (double)s[S_GENERATORS].median / (double)full->median);
     printf("\n");
 }
 

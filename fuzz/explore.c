@@ -16,9 +16,11 @@
 #include <string.h>
 
 /* The baselines in hf_baseline_kind's order, then bytes. */
-typedef enum { STRATEGY_RANDOM, STRATEGY_SWARM, STRATEGY_PCT, STRATEGY_BYTES, STRATEGY_COUNT } strategy_kind;
+typedef enum {
+    STRATEGY_RANDOM, STRATEGY_SWARM, STRATEGY_PCT, STRATEGY_GENERATORS, STRATEGY_BYTES, STRATEGY_COUNT
+} strategy_kind;
 
-static const char *const strategy_names[STRATEGY_COUNT] = {"random", "swarm", "pct", "bytes"};
+static const char *const strategy_names[STRATEGY_COUNT] = {"random", "swarm", "pct", "generators", "bytes"};
 
 typedef struct explore_options {
     strategy_kind strategy;
@@ -61,7 +63,7 @@ static int parse_options(int argc, char **argv, explore_options *o, const char *
         if (!strcmp(a, "--strategy")) {
             int k = -1;
             for (int s = 0; s < STRATEGY_COUNT; s++) if (!strcmp(v, strategy_names[s])) k = s;
-            if (k < 0) return hf_usage_error("explore: unknown strategy '%s' (random, swarm, pct or bytes)", v);
+            if (k < 0) return hf_usage_error("explore: unknown strategy '%s' (random, swarm, pct, generators or bytes)", v);
             o->strategy = (strategy_kind)k;
         } else if (!strcmp(a, "--runs")) {
             if (parse_u64(v, a, &o->runs)) return 2;

@@ -102,7 +102,7 @@ static const struct command {
      "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
      "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
      hf_cmd_minimize},
-    {"explore", "explore TARGET [--strategy random|swarm|pct|bytes] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
+    {"explore", "explore TARGET [--strategy random|swarm|pct|generators|bytes] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
      "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
      hf_cmd_explore},
     {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [--only S,...] [TARGET...] | bench --species [--runs N] [TARGET...]",

@@ -230,24 +230,38 @@ static hf_rng rng;
 
 static uint64_t below(uint64_t n) { return n ? hf_rng_below(&rng, n) : 0; }
 
-/* A fresh generator: mostly a walk at the intensities where blind
- * schedules find shallow bugs best (levels 1-3: a deviation at every
- * second to fifth decision; measured on the incident targets), and
- * sometimes any kind at any intensity. */
-static hf_item fresh_generator(uint64_t index) {
-    static const hf_generator_kind kinds[20] = {
-        HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,  HF_GEN_WALK,  HF_GEN_WALK,  HF_GEN_WALK,
-        HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,   HF_GEN_WALK,  HF_GEN_WALK,  HF_GEN_FAULTS, HF_GEN_FAULTS,
-        HF_GEN_FAULTS, HF_GEN_SWARM,  HF_GEN_SWARM,  HF_GEN_TASKS, HF_GEN_TASKS, HF_GEN_PCT};
-    uint64_t dice = below(20);
-    unsigned level = dice < 12 ? 1 + (unsigned)below(3) : dice < 17 ? (unsigned)below(6) : (unsigned)below(16);
-    uint8_t stretch = below(7) ? 0 : (uint8_t)(1 + below(255));
-    return (hf_item){.index = index, .generator = true, .mode = (uint8_t)(kinds[below(10)] | level << 4),
-                     .seed = (uint16_t)below(65536), .stretch = stretch};
+/* A fresh generator: mostly the kinds and intensities that find the
+ * incident targets' bugs soonest on their own (measured one generator
+ * record per run, bench --search's `generators` column): PCT with d = 3
+ * (the storm-shy bugs, which need an undisturbed schedule around one
+ * preemption; d = 3 found them 3-4 times sooner than d = 2 or 4), a level-0 walk (a fault at the right moment among many
+ * small ones), walks of levels 1-3 (races that need a preemption at
+ * every other decision); and sometimes any kind at any intensity. */
+hf_item hf_fresh_generator(hf_rng *r, uint64_t index) {
+    static const hf_generator_kind any_kind[] = {HF_GEN_WALK, HF_GEN_SWARM, HF_GEN_PCT, HF_GEN_TASKS, HF_GEN_FAULTS};
+    uint64_t dice = hf_rng_below(r, 20);
+    hf_generator_kind kind;
+    unsigned level;
+    if (dice < 7) kind = HF_GEN_PCT, level = 2;
+    else if (dice < 11) kind = HF_GEN_WALK, level = 0;
+    else if (dice < 17) kind = HF_GEN_WALK, level = 1 + (unsigned)hf_rng_below(r, 3);
+    else kind = any_kind[hf_rng_below(r, sizeof any_kind / sizeof any_kind[0])], level = (unsigned)hf_rng_below(r, 16);
+    uint8_t stretch = hf_rng_below(r, 7) ? 0 : (uint8_t)(1 + hf_rng_below(r, 255));
+    return (hf_item){.index = index, .generator = true, .mode = (uint8_t)(kind | level << 4),
+                     .seed = (uint16_t)hf_rng_below(r, 65536), .stretch = stretch};
 }
 
-static uint64_t random_value(unsigned width) {
+/* The raw value of an explicit deviation (decide.h: a step past the
+ * default).  For a fault or a detail, half the time on a log scale, as a
+ * generator draws them: small steps past a default (a gap of 3 ms where
+ * the default is "never") are the ones that matter most often. */
+static uint64_t random_value(unsigned width, hf_decision_tag tag) {
     uint64_t v = hf_rng_next(&rng);
+    unsigned cls = HF_DECISION_CLASS(tag);
+    if ((cls == HF_DECISION_FAULT || cls == HF_DECISION_DETAIL) && below(2)) {
+        unsigned length = (unsigned)below(8 * width + 1);
+        v = length == 0 ? 0 : (1ull << (length - 1)) | (v & ((1ull << (length - 1)) - 1));
+    }
     return width >= 8 ? v : v & ((1ull << (8 * width)) - 1);
 }
 
@@ -302,7 +316,7 @@ static int build(hf_mutation_kind kind, const input_map *m) {
     if (m->items > 0) memcpy(out, m->item, (size_t)m->items * sizeof *out);
     switch (kind) {
     case HF_MUT_FRESH:
-        out[0] = fresh_generator(0);
+        out[0] = hf_fresh_generator(&rng, 0);
         return 1;
     case HF_MUT_RESEED:
     case HF_MUT_RETUNE: {
@@ -315,7 +329,7 @@ static int build(hf_mutation_kind kind, const input_map *m) {
             unsigned level = it->mode >> 4;
             switch (below(3)) {
             case 0: level = (unsigned)((int)level + (below(2) ? 1 : -1) * (int)(1 + below(2))) & 15u; break;
-            case 1: it->mode = fresh_generator(0).mode; level = it->mode >> 4; break;
+            case 1: it->mode = hf_fresh_generator(&rng, 0).mode; level = it->mode >> 4; break;
             default: it->stretch = below(2) ? 0 : (uint8_t)(1 + below(255)); break;
             }
             it->mode = (uint8_t)((it->mode & 15) | level << 4);
@@ -328,7 +342,7 @@ static int build(hf_mutation_kind kind, const input_map *m) {
          * after it, which may be what made it), else anywhere. */
         uint64_t cut = m->novelty != UINT64_MAX && below(3) ? m->novelty + below(3) : below((uint64_t)m->decisions + 1);
         int k = prefix_items(m, cut, out);
-        out[k] = fresh_generator(cut);
+        out[k] = hf_fresh_generator(&rng, cut);
         return k + 1;
     }
     case HF_MUT_ADD: {
@@ -336,7 +350,8 @@ static int build(hf_mutation_kind kind, const input_map *m) {
         if (m->items < 0 || !pick_decision(m, &index)) return -1;
         for (int i = 0; i < n; i++)
             if (!out[i].generator && out[i].index == index) n = i;   /* replaced below */
-        out[n] = (hf_item){.index = index, .width = m->width[index], .value = random_value(m->width[index])};
+        out[n] = (hf_item){.index = index, .width = m->width[index],
+                           .value = random_value(m->width[index], m->tag[index])};
         return n + 1;
     }
     case HF_MUT_DROP:
@@ -349,7 +364,8 @@ static int build(hf_mutation_kind kind, const input_map *m) {
             out[at] = out[--n];
         } else if (kind == HF_MUT_CHANGE) {
             if (!out[at].width) return -1;   /* a yes/no has one deviation only */
-            out[at].value = random_value(out[at].width);
+            uint64_t i = out[at].index;
+            out[at].value = random_value(out[at].width, i < m->kept ? m->tag[i] : HF_DECISION_DETAIL);
         } else {
             uint64_t by = 1 + below(3);
             if (below(2)) out[at].index += by;
@@ -378,11 +394,19 @@ static int build(hf_mutation_kind kind, const input_map *m) {
 
 /* Shares of the mutations, in percent. */
 static const unsigned share[HF_MUT_KINDS] = {
-    [HF_MUT_FRESH] = 28, [HF_MUT_RESEED] = 14, [HF_MUT_RETUNE] = 5, [HF_MUT_CONTINUE] = 14, [HF_MUT_ADD] = 14,
-    [HF_MUT_DROP] = 4,   [HF_MUT_CHANGE] = 4,  [HF_MUT_MOVE] = 4,   [HF_MUT_SIMPLIFY] = 4,  [HF_MUT_BYTES] = 9,
+    [HF_MUT_FRESH] = 50, [HF_MUT_RESEED] = 12, [HF_MUT_RETUNE] = 4, [HF_MUT_CONTINUE] = 12, [HF_MUT_ADD] = 8,
+    [HF_MUT_DROP] = 2,   [HF_MUT_CHANGE] = 3,  [HF_MUT_MOVE] = 2,   [HF_MUT_SIMPLIFY] = 2,  [HF_MUT_BYTES] = 5,
 };
 
+static hf_mutation_kind forced_kind = HF_MUT_KINDS;
+
+void hf_mutator_force_kind(hf_mutation_kind kind) {
+    assert(kind <= HF_MUT_KINDS);
+    forced_kind = kind;
+}
+
 static hf_mutation_kind pick_kind(bool bytes) {
+    if (forced_kind != HF_MUT_KINDS && (forced_kind != HF_MUT_BYTES || bytes)) return forced_kind;
     unsigned total = 0;
     for (int k = 0; k < HF_MUT_KINDS; k++) total += k == HF_MUT_BYTES && !bytes ? 0 : share[k];
     uint64_t x = below(total);

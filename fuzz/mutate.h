@@ -34,6 +34,7 @@
 
 #include "decide.h"
 #include "hf.h"
+#include "strategy.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -82,6 +83,12 @@ void hf_mutator_observe(const uint8_t *data, size_t size);
 size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t seed, hf_byte_mutator *bytes,
                          hf_mutation *claim);
 
+/* Makes every later hf_mutator_mutate try mutations of one kind (one that
+ * does not apply to an input still falls back to a fresh generator), or,
+ * given HF_MUT_KINDS, of every kind at its share again: for tests that
+ * must see each kind, whatever its share. */
+void hf_mutator_force_kind(hf_mutation_kind kind);
+
 /* Writes to `out` (at most max_size bytes) a splice of a and b at a
  * decision boundary; returns its size, 0 when none could be made. */
 size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out,
@@ -98,5 +105,10 @@ int hf_items_parse(const hf_decision_log *log, const uint8_t *data, size_t size,
 /* Encodes items (any order) into bytes; returns the size, 0 when it does
  * not fit in max_size (or there is nothing to encode). */
 size_t hf_items_encode(hf_item *items, int count, uint8_t *out, size_t max_size);
+
+/* A fresh generator record starting at decision `index`, drawn as the
+ * mutator draws one for a new random schedule (its kinds and intensities
+ * in mutate.c); the `generators` baseline (strategy.h) draws its runs so. */
+hf_item hf_fresh_generator(hf_rng *r, uint64_t index);
 
 #endif

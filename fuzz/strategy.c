@@ -3,6 +3,7 @@
  */
 #include "strategy.h"
 #include "behaviour.h"
+#include "mutate.h"
 #include "run.h"
 
 #include <assert.h>
@@ -29,10 +30,10 @@ static uint64_t uniform(hf_rng *r, uint64_t lo, uint64_t hi) {
 
 /* ---- Uniform random ------------------------------------------------------ */
 
-static uint64_t random_decide(hf_strategy *base, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+static uint64_t random_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                               uint64_t dflt, const int *tasks) {
     (void)tag;
-    (void)index;
+    (void)key;
     (void)dflt;
     (void)tasks;
     return uniform(&((hf_random_strategy *)base)->rng, lo, hi);
@@ -51,10 +52,10 @@ static uint64_t initial_priority(hf_pct_strategy *s) {
     return (uint64_t)s->depth + 1 + hf_rng_below(&s->rng, 1ull << 40);
 }
 
-static uint64_t pct_decide(hf_strategy *base, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+static uint64_t pct_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                            uint64_t dflt, const int *tasks) {
     hf_pct_strategy *s = (hf_pct_strategy *)base;
-    (void)index;
+    (void)key;
     (void)dflt;
     if (HF_DECISION_CLASS(tag) != HF_DECISION_TASK || !tasks) return uniform(&s->rng, lo, hi);
     int n = (int)(hi - lo + 1);
@@ -97,9 +98,9 @@ void hf_pct_end_run(hf_pct_strategy *s, uint64_t steps) {
 
 /* ---- Swarm --------------------------------------------------------------- */
 
-static uint64_t swarm_decide(hf_strategy *base, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+static uint64_t swarm_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                              uint64_t dflt, const int *tasks) {
-    return hf_generate(&((hf_swarm_strategy *)base)->run, tag, index, lo, hi, dflt, tasks);
+    return hf_generate(&((hf_swarm_strategy *)base)->run, tag, key, lo, hi, dflt, tasks);
 }
 
 void hf_swarm_strategy_init(hf_swarm_strategy *s, uint64_t seed) {
@@ -111,6 +112,27 @@ void hf_swarm_begin_run(hf_swarm_strategy *s) {
     hf_generator_init(&s->run, HF_GEN_SWARM, 0, hf_rng_next(&s->rng), 0, UINT64_MAX);
 }
 
+/* ---- The search's generators, unguided ----------------------------------- */
+
+static uint64_t generator_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
+                                 uint64_t dflt, const int *tasks) {
+    hf_generator_strategy *s = (hf_generator_strategy *)base;
+    /* Past its stretch, the calm run: as the record's decoding has it. */
+    return s->decisions++ < s->run.end ? hf_generate(&s->run, tag, key, lo, hi, dflt, tasks) : dflt;
+}
+
+void hf_generator_strategy_init(hf_generator_strategy *s, uint64_t seed) {
+    s->base.decide = generator_decide;
+    hf_rng_seed(&s->rng, seed);
+}
+
+void hf_generator_begin_run(hf_generator_strategy *s) {
+    hf_item it = hf_fresh_generator(&s->rng, 0);
+    s->decisions = 0;
+    hf_generator_init(&s->run, (hf_generator_kind)(it.mode & 15), it.mode >> 4, it.seed, 0,
+                      hf_stretch_decisions(it.stretch));
+}
+
 /* ---- Baselines ------------------------------------------------------------ */
 
 void hf_baseline_init(hf_baseline *b, const hf_target *t, hf_baseline_kind kind, uint64_t seed, int depth) {
@@ -119,6 +141,7 @@ void hf_baseline_init(hf_baseline *b, const hf_target *t, hf_baseline_kind kind,
     hf_random_strategy_init(&b->random, seed);
     hf_swarm_strategy_init(&b->swarm, seed);
     hf_pct_strategy_init(&b->pct, seed, depth);
+    hf_generator_strategy_init(&b->generators, seed);
     if (kind == HF_BASELINE_PCT) {
         hf_result calm;
         hf_run(t, NULL, 0, &calm);
@@ -139,6 +162,10 @@ void hf_baseline_run(hf_baseline *b, hf_result *r) {
         hf_pct_begin_run(&b->pct);
         hf_run_strategy(b->target, &b->pct.base, r);
         hf_pct_end_run(&b->pct, r->steps);
+        break;
+    case HF_BASELINE_GENERATORS:
+        hf_generator_begin_run(&b->generators);
+        hf_run_strategy(b->target, &b->generators.base, r);
         break;
     }
 }

@@ -15,8 +15,12 @@
  *                    from rare to storm) and decides at those rates: the
  *                    swarm generator of decide.h with a fresh 64-bit seed per
  *                    run, as FoundationDB's and TigerBeetle's simulators do.
+ *   generators       each run one generator record drawn as the search's
+ *                    mutator draws a fresh one (mutate.h): the search's own
+ *                    random schedules without its guidance, to tell what the
+ *                    generators find alone from what feedback adds.
  *
- * Both are seeded: the same seed gives the same sequence of runs.
+ * All are seeded: the same seed gives the same sequence of runs.
  */
 #ifndef HF_STRATEGY_H
 #define HF_STRATEGY_H
@@ -66,9 +70,22 @@ void hf_swarm_strategy_init(hf_swarm_strategy *s, uint64_t seed);
 /* Draws this run's profile; call before every run. */
 void hf_swarm_begin_run(hf_swarm_strategy *s);
 
+typedef struct hf_generator_strategy {
+    hf_strategy base;
+    hf_rng rng;
+    hf_generator run;                   /* this run's generator */
+    uint64_t decisions;                 /* taken so far this run */
+} hf_generator_strategy;
+
+void hf_generator_strategy_init(hf_generator_strategy *s, uint64_t seed);
+/* Draws this run's generator; call before every run. */
+void hf_generator_begin_run(hf_generator_strategy *s);
+
 /* ---- One run after another of a baseline ---------------------------------- */
 
-typedef enum hf_baseline_kind { HF_BASELINE_RANDOM, HF_BASELINE_SWARM, HF_BASELINE_PCT } hf_baseline_kind;
+typedef enum hf_baseline_kind {
+    HF_BASELINE_RANDOM, HF_BASELINE_SWARM, HF_BASELINE_PCT, HF_BASELINE_GENERATORS
+} hf_baseline_kind;
 
 typedef struct hf_baseline {
     hf_baseline_kind kind;
@@ -76,6 +93,7 @@ typedef struct hf_baseline {
     hf_random_strategy random;
     hf_swarm_strategy swarm;
     hf_pct_strategy pct;
+    hf_generator_strategy generators;
 } hf_baseline;
 
 /* PCT learns k from the target's calm run, which this makes. */

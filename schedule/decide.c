@@ -84,6 +84,7 @@ void hf_decider_init_logged(hf_decider *d, const uint8_t *data, size_t size, hf_
     d->size = size;
     d->pos = 0;
     d->index = 0;
+    d->ordinal[0] = d->ordinal[1] = 0;
     d->at = 0;
     d->deviations = 0;
     d->strategy = NULL;
@@ -127,6 +128,7 @@ static void advance(hf_decider *d, hf_decision_tag tag, unsigned width) {
         log->decisions++;
     }
     d->index++;
+    d->ordinal[HF_DECISION_CLASS(tag) == HF_DECISION_TASK]++;
 }
 
 /* Starts a pending generator whose start has come, and ends the active one
@@ -145,17 +147,19 @@ static bool generated(hf_decider *d) {
  * inverse of the mapping in hf_decide_range); v != dflt. */
 static uint64_t raw_for_choice(uint64_t lo, uint64_t hi, uint64_t dflt, uint64_t v) {
     if (hi - lo == UINT64_MAX) return v - dflt - 1;   /* steps wrap around all 2^64 values */
-    uint64_t options = hi - lo + 1;
-    return ((v - lo) + options - (dflt - lo)) % options - 1;
+    /* Step v - dflt above the default, or past hi and round from lo; each
+     * term stays below the span, so nothing overflows however wide it is. */
+    return v > dflt ? v - dflt - 1 : (hi - dflt) + (v - lo);
 }
 
 /* A value chosen other than by an explicit record: by the strategy, by
  * the active generator, or the default.  Recorded when it deviates. */
 static uint64_t decide_otherwise(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64_t hi, uint64_t dflt,
                                  unsigned width, bool raw_value) {
-    uint64_t v = dflt;
-    if (d->strategy) v = d->strategy->decide(d->strategy, tag, d->index, lo, hi, dflt, d->task_options);
-    else if (generated(d)) v = hf_generate(&d->active, tag, d->index, lo, hi, dflt, d->task_options);
+    bool task = HF_DECISION_CLASS(tag) == HF_DECISION_TASK;
+    uint64_t key = hf_draw_key(task, d->ordinal[task]), v = dflt;
+    if (d->strategy) v = d->strategy->decide(d->strategy, tag, key, lo, hi, dflt, d->task_options);
+    else if (generated(d)) v = hf_generate(&d->active, tag, key, lo, hi, dflt, d->task_options);
     assert(lo <= v && v <= hi);
     if (v != dflt) {
         if (width == 0) record(d, 0, 0);

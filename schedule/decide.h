@@ -42,9 +42,17 @@
  *
  *   0 walk     every decision deviates with chance 2^(-0.8 (level - 1)) (but
  *              7/8 at most: a decision may repeat until it takes its default), or,
- *              at level 0, is drawn uniformly among all its options (the
- *              "uniform random" baseline); a deviation picks uniformly among
- *              the options other than the default.
+ *              at level 0, is drawn among all its options, the default
+ *              included; a deviation picks among the options other than
+ *              the default.  A task choice or a yes/no picks uniformly (a
+ *              level-0 walk's task choices and yes/noes are the "uniform
+ *              random" baseline's); a fault's value or a detail (a time, a gap, a
+ *              duration, an index) half the time uniformly and half the
+ *              time on a log scale above the lowest option (a bit length
+ *              drawn uniformly, then a value of that length), because such
+ *              values matter at every scale and mostly at the small end: a
+ *              crash 3 ms after the last fault, a node down 40 ms of a
+ *              possible 2 s, which a uniform draw almost never gives.
  *   1 swarm    the seed draws a fault profile, as FoundationDB's and
  *              TigerBeetle's simulators do: each fault kind on or off, each
  *              class of decision (task choices, workload, each fault kind,
@@ -53,7 +61,7 @@
  *   2 pct      PCT over task choices: random task priorities and d - 1 change
  *              points, d = 1 + (level & 3), among the first
  *              k = 2^(5 + 2 (level >> 2)) task choices; other decisions
- *              uniform, as the PCT baseline draws them (and Coyote).
+ *              as a level-0 walk draws them.
  *   3 tasks    walk over task choices only, chance 2^(-0.8 level); all
  *              other decisions take their default.
  *   4 faults   walk over everything but task choices, chance
@@ -64,9 +72,14 @@
  *   7-15       as calm.
  *
  * Every generated decision is a function of the seed, the record's kind and
- * level and the decision's index alone, so an explicit deviation inside a
+ * level and the decision's draw key alone, so an explicit deviation inside a
  * generated stretch — an explicit record always wins — changes that one
- * decision and leaves the draws of the others where they were.
+ * decision and leaves the draws of the others where they were.  The draw
+ * key is a decision's ordinal among the run's task choices, or among its
+ * other decisions (hf_draw_key), not its index in the run: the k-th task
+ * choice draws the same however many fault decisions came before it, so a
+ * mutation that adds a fault (and the decisions about its details) leaves
+ * the schedule's draws where they were, and the reverse.
  *
  * `w` is set by the deviating decision: 0 for a yes/no (a deviation flips
  * it), the bytes needed for (hi - lo) for a choice in [lo, hi], 8 for a
@@ -121,10 +134,14 @@ typedef enum hf_generator_kind {
 enum { HF_GENERATOR_RECORD = 254, HF_GENERATOR_RECORD_SIZE = 6 };
 enum { HF_TASK_IDS_MAX = 256 };   /* task ids a PCT generator keeps a priority for */
 
+/* The key a generator draws decision values by (see above). */
+static inline uint64_t hf_draw_key(bool task_choice, uint64_t ordinal) { return ordinal << 1 | task_choice; }
+
 typedef struct hf_generator {
     hf_generator_kind kind;
     unsigned level;                  /* 0..15 */
-    uint64_t seed;
+    uint64_t seed;                   /* draws everything but task choices */
+    uint64_t task_seed;              /* draws task choices: derived from `seed` */
     uint64_t start, end;             /* decisions [start, end) are generated */
     uint64_t threshold[8][32];       /* swarm: chance * 2^32 by class and fault kind */
     uint32_t task_choices;           /* pct: task choices seen so far */
@@ -137,10 +154,10 @@ typedef struct hf_generator {
 void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, uint64_t seed, uint64_t start,
                        uint64_t end);
 
-/* The generator's value for decision `index`, tagged `tag`, in [lo, hi]
- * with default `dflt`; `tasks` lists the option's task ids for a task
- * choice (NULL otherwise). */
-uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+/* The generator's value for the decision of draw key `key`, tagged `tag`,
+ * in [lo, hi] with default `dflt`; `tasks` lists the option's task ids for
+ * a task choice (NULL otherwise). */
+uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                      uint64_t dflt, const int *tasks);
 
 /* ---- The decider ----------------------------------------------------------- */
@@ -176,10 +193,11 @@ typedef struct hf_decision_log {
 
 typedef struct hf_strategy hf_strategy;
 struct hf_strategy {
-    /* Returns the value of decision number `index`, tagged `tag`, in
-     * [lo, hi] whose default is `dflt`.  For a choice of the next task, `tasks` lists the ids of the options in
+    /* Returns the value of the next decision, of draw key `key` (see
+     * hf_draw_key), tagged `tag`, in [lo, hi] whose default is `dflt`.  For
+     * a choice of the next task, `tasks` lists the ids of the options in
      * order (hi - lo + 1 of them); for any other decision it is NULL. */
-    uint64_t (*decide)(hf_strategy *s, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+    uint64_t (*decide)(hf_strategy *s, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                        uint64_t dflt, const int *tasks);
 };
 
@@ -188,6 +206,7 @@ typedef struct hf_decider {
     size_t size;
     size_t pos;              /* next unread byte */
     uint64_t index;          /* decisions made so far */
+    uint64_t ordinal[2];     /* of which other decisions [0] and task choices [1] */
     uint64_t at;             /* the position records are read against */
     uint64_t next_deviation; /* index of the next explicit deviation, or UINT64_MAX */
     uint64_t next_generator; /* index where the pending generator starts, or UINT64_MAX */

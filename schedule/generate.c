@@ -2,11 +2,14 @@
  * generate.c — the generators behind the decision stream's generator
  * records (format and kinds in decide.h).
  *
- * Every draw is a hash of the seed, the decision's index and a salt, never
+ * Every draw is a hash of a seed, the decision's draw key and a salt, never
  * a running random state: an explicit deviation that overrides one
  * generated decision, or a run that takes a different path, leaves every
- * other decision's draw where it was.  PCT keeps the one state it needs
- * (priorities lowered at change points), a function of the decisions taken.
+ * other decision's draw where it was.  Task choices draw from a seed of
+ * their own (derived from the record's), so that the task choice and the
+ * other decision of the same ordinal are independent.  PCT keeps the
+ * one state it needs (priorities lowered at change points), a function of
+ * the decisions taken.
  */
 #include "decide.h"
 #include "behaviour.h"
@@ -25,12 +28,15 @@ static const uint64_t chance_at_level[16] = {
 
 enum { SALT_CHANCE, SALT_VALUE, SALT_PROFILE, SALT_LEVEL, SALT_PRIORITY, SALT_CHANGE };
 
-static uint64_t draw(const hf_generator *g, uint64_t index, uint64_t salt) {
-    return hf_mix64(g->seed ^ hf_mix64(index * 8 + salt));
+static uint64_t draw_from(uint64_t seed, uint64_t n, uint64_t salt) { return hf_mix64(seed ^ hf_mix64(n * 8 + salt)); }
+
+/* The draw of the decision of key `key` (hf_draw_key), from its seed. */
+static uint64_t draw(const hf_generator *g, uint64_t key, uint64_t salt) {
+    return draw_from(key & 1 ? g->task_seed : g->seed, key, salt);
 }
 
-static bool chance(const hf_generator *g, uint64_t index, uint64_t threshold) {
-    return (draw(g, index, SALT_CHANCE) >> 32) < threshold;
+static bool chance(const hf_generator *g, uint64_t key, uint64_t threshold) {
+    return (draw(g, key, SALT_CHANCE) >> 32) < threshold;
 }
 
 /* Uniform in [lo, hi]. */
@@ -46,11 +52,26 @@ static uint64_t other_option(uint64_t r, uint64_t lo, uint64_t hi, uint64_t dflt
     return step <= room ? dflt + step : lo + (step - room - 1);
 }
 
+/* In [lo, hi], on a log scale above lo: a bit length is drawn uniformly,
+ * then a value of that length.  Times, gaps and durations mostly matter
+ * at their small end and at every scale (a fault 3 ms after the last, a
+ * node down 40 ms of a possible 2 s), which a uniform draw almost never
+ * gives. */
+static uint64_t near_low(uint64_t r, uint64_t lo, uint64_t hi) {
+    uint64_t span = hi - lo;
+    unsigned bits = 0;
+    while (bits < 64 && (span >> bits) != 0) bits++;
+    unsigned length = (unsigned)(r % (bits + 1));
+    if (length == 0) return lo;
+    uint64_t base = 1ull << (length - 1), offset = base + ((r >> 8) & (base - 1));
+    return offset <= span ? lo + offset : hi;
+}
+
 static void init_swarm(hf_generator *g) {
     for (unsigned cls = 0; cls < 8; cls++)
         for (unsigned kind = 0; kind < 32; kind++) {
             uint64_t key = cls * 32 + kind;
-            unsigned level = g->level + (unsigned)(draw(g, key, SALT_LEVEL) % (16 - g->level));
+            unsigned level = g->level + (unsigned)(draw_from(g->seed, key, SALT_LEVEL) % (16 - g->level));
             g->threshold[cls][kind] = chance_at_level[level];
         }
 }
@@ -61,14 +82,16 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
     assert(start <= end);
     g->kind = kind;
     g->level = level;
-    g->seed = hf_mix64(seed ^ ((uint64_t)kind << 56 | (uint64_t)level << 48));
+    uint64_t shape = (uint64_t)kind << 56 | (uint64_t)level << 48;
+    g->seed = hf_mix64(seed ^ shape);
+    g->task_seed = hf_mix64(g->seed ^ 0x7461736b);   /* "task" */
     g->start = start;
     g->end = end;
     if (kind == HF_GEN_SWARM) init_swarm(g);
     if (kind == HF_GEN_PCT) {
         g->task_choices = 0;
         uint64_t k = 1ull << (5 + 2 * (level >> 2));
-        for (unsigned c = 0; c < 3; c++) g->change_at[c] = (uint32_t)(1 + draw(g, c, SALT_CHANGE) % k);
+        for (unsigned c = 0; c < 3; c++) g->change_at[c] = (uint32_t)(1 + draw_from(g->task_seed, c, SALT_CHANGE) % k);
         memset(g->lowered, 0, sizeof g->lowered);
     }
 }
@@ -79,24 +102,29 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
  * And the profile (which fault kinds may happen at all) is a coin toss
  * whatever the intensity: a rare walk is a run with rare faults, not a
  * run whose faults are almost never allowed. */
-static uint64_t walk(const hf_generator *g, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+static uint64_t walk(const hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                      uint64_t dflt, uint64_t threshold) {
-    uint64_t r = draw(g, index, SALT_VALUE);
-    if (threshold == UINT64_MAX || HF_DECISION_CLASS(tag) == HF_DECISION_DETAIL) return any_option(r, lo, hi);
-    if (HF_DECISION_CLASS(tag) == HF_DECISION_PROFILE) threshold = 1ull << 31;
-    return chance(g, index, threshold) ? other_option(r, lo, hi, dflt) : dflt;
+    uint64_t r = draw(g, key, SALT_VALUE);
+    unsigned cls = HF_DECISION_CLASS(tag);
+    bool scaled = (cls == HF_DECISION_FAULT || cls == HF_DECISION_DETAIL) && hi - lo >= 2 && (r >> 63);
+    if (threshold == UINT64_MAX || cls == HF_DECISION_DETAIL)
+        return scaled ? near_low(hf_mix64(r), lo, hi) : any_option(r, lo, hi);
+    if (cls == HF_DECISION_PROFILE) threshold = 1ull << 31;
+    if (!chance(g, key, threshold)) return dflt;
+    uint64_t v = scaled ? near_low(hf_mix64(r), lo, hi) : dflt;
+    return v != dflt ? v : other_option(r, lo, hi, dflt);
 }
 
-static uint64_t swarm(const hf_generator *g, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+static uint64_t swarm(const hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                       uint64_t dflt) {
     unsigned cls = HF_DECISION_CLASS(tag) >> 5, kind = HF_DECISION_KIND(tag);
     /* A fault kind is on for half the seeds: the profile decision says so,
      * and a kind that is off never happens, whatever else allowed it. */
-    bool on = draw(g, kind, SALT_PROFILE) & 1;
+    bool on = draw_from(g->seed, kind, SALT_PROFILE) & 1;
     if (HF_DECISION_CLASS(tag) == HF_DECISION_PROFILE) return on ? other_option(0, lo, hi, dflt) : dflt;
     if (HF_DECISION_CLASS(tag) == HF_DECISION_FAULT && !on) return dflt;
     if (HF_DECISION_CLASS(tag) != HF_DECISION_FAULT) kind = 0;   /* one rate per other class */
-    return walk(g, tag, index, lo, hi, dflt, g->threshold[cls][kind]);
+    return walk(g, tag, key, lo, hi, dflt, g->threshold[cls][kind]);
 }
 
 /* PCT (Burckhardt et al.): the runnable task of highest priority runs; at
@@ -104,7 +132,7 @@ static uint64_t swarm(const hf_generator *g, hf_decision_tag tag, uint64_t index
 static uint64_t pct_priority(const hf_generator *g, int id) {
     assert(id >= 1 && id <= HF_TASK_IDS_MAX);
     if (g->lowered[id - 1]) return g->lowered[id - 1];
-    return 8 + (draw(g, (uint64_t)id, SALT_PRIORITY) >> 8);   /* above every lowered one (1..3) */
+    return 8 + (draw_from(g->task_seed, (uint64_t)id, SALT_PRIORITY) >> 8);   /* above every lowered one (1..3) */
 }
 
 static uint64_t pct_best(const hf_generator *g, uint64_t n, const int *tasks) {
@@ -127,21 +155,21 @@ static uint64_t pct(hf_generator *g, uint64_t lo, uint64_t hi, const int *tasks)
     return lo + best;
 }
 
-uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t index, uint64_t lo, uint64_t hi,
+uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                      uint64_t dflt, const int *tasks) {
     assert(lo < hi && lo <= dflt && dflt <= hi);
     bool task = HF_DECISION_CLASS(tag) == HF_DECISION_TASK;
     switch (g->kind) {
     case HF_GEN_WALK:
-        return walk(g, tag, index, lo, hi, dflt, g->level ? chance_at_level[g->level - 1] : UINT64_MAX);
+        return walk(g, tag, key, lo, hi, dflt, g->level ? chance_at_level[g->level - 1] : UINT64_MAX);
     case HF_GEN_SWARM:
-        return swarm(g, tag, index, lo, hi, dflt);
+        return swarm(g, tag, key, lo, hi, dflt);
     case HF_GEN_PCT:
-        return task && tasks ? pct(g, lo, hi, tasks) : walk(g, tag, index, lo, hi, dflt, UINT64_MAX);
+        return task && tasks ? pct(g, lo, hi, tasks) : walk(g, tag, key, lo, hi, dflt, UINT64_MAX);
     case HF_GEN_TASKS:
-        return task ? walk(g, tag, index, lo, hi, dflt, chance_at_level[g->level]) : dflt;
+        return task ? walk(g, tag, key, lo, hi, dflt, chance_at_level[g->level]) : dflt;
     case HF_GEN_FAULTS:
-        return task ? dflt : walk(g, tag, index, lo, hi, dflt, chance_at_level[g->level]);
+        return task ? dflt : walk(g, tag, key, lo, hi, dflt, chance_at_level[g->level]);
     case HF_GEN_CALM:
     case HF_GEN_ADVANCE:
         return dflt;

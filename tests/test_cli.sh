@@ -46,6 +46,15 @@ saved=$(ls "$tmp"/saved/* 2>/dev/null | head -1)
     && echo "ok - a failure found by PCT is saved as bytes that replay it" \
     || echo "not ok - PCT's saved failure does not replay"
 
+# The generators baseline draws its runs as the fuzzer's mutator draws a
+# fresh generator record; its failure, re-encoded, replays as bytes.
+mkdir -p "$tmp/saved-gen"
+"$hf" explore kafka_hw_truncation_buggy --strategy generators --runs 5000 --seed 2 --until-fail -o "$tmp/saved-gen" >/dev/null 2>&1
+saved=$(ls "$tmp"/saved-gen/* 2>/dev/null | head -1)
+[ -n "$saved" ] && grep -q "^verdict: fail every record acknowledged" <<<"$("$hf" replay kafka_hw_truncation_buggy "$saved")" \
+    && echo "ok - a failure found by the generators baseline is saved as bytes that replay it" \
+    || echo "not ok - the generators baseline's saved failure does not replay (or none was found in 5,000 runs)"
+
 # The main job: fuzz until the bug, then the replayed timeline.
 out=$(cd "$tmp" && "$OLDPWD/$hf" fuzz --seed 1 --max-time 120 counter_buggy 2>/dev/null); status=$?
 if [ $status -eq 1 ] && grep -q "^verdict: fail the final count" <<<"$out" && ls "$tmp"/hf-work/crash-counter_buggy-1 >/dev/null 2>&1; then

@@ -164,6 +164,54 @@ int main(void) {
     for (int i = 0; i < 2000; i++) yes += hf_decide_bool(d, HF_DECISION_FAULT | 1, false);
     CHECK(yes > 900 && yes < 1100, "a uniform walk answers yes %d times of 2000", yes);
 
+    /* A walk's fault values fall at every scale, not only where a uniform
+     * draw puts them: of the non-default values of a time in [0, 10^9 ns],
+     * many are below a millisecond and many above, and few sit at the end. */
+    uint8_t storm[] = {254, 0x10, 3, 1};   /* walk, level 1 */
+    hf_decider_init(d, storm, sizeof storm);
+    int small = 0, large = 0, taken = 0;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t v = hf_decide_range(d, HF_DECISION_FAULT | 4, 0, 1000000000, 1000000000);
+        if (v == 1000000000) continue;
+        taken++;
+        small += v < 1000000;
+        large += v >= 1000000;
+    }
+    CHECK(taken > 1500 && small > taken / 6 && large > taken / 2,
+          "a walk's times: %d of %d below 1 ms (a uniform draw: 1 in 1000), %d above", small, taken, large);
+
+    /* Regression (the decoder's fuzzer, fuzz/self/decide_fuzzer.c): a
+     * generated value above the default of a range nearly 2^64 wide
+     * re-encodes into the raw value that replays it (it overflowed). */
+    hf_decider_init(d, walk, sizeof walk);
+    for (int i = 0; i < 64; i++) va[i] = hf_decide_range(d, HF_DECISION_DETAIL, 500, UINT64_MAX, 1000);
+    n = hf_encode_deviations(d->taken, d->deviations, encoded, sizeof encoded);
+    hf_decider_init(d, encoded, n);
+    int replayed = 0;
+    for (int i = 0; i < 64; i++) replayed += hf_decide_range(d, HF_DECISION_DETAIL, 500, UINT64_MAX, 1000) == va[i];
+    CHECK(replayed == 64, "a range of 2^64 - 500 values: %d of 64 generated decisions replay from explicit records",
+          replayed);
+
+    /* Draw keys: a walk's task choices do not move when fault decisions
+     * are added between them. */
+    {
+        uint64_t tasks[2][100];
+        for (int v = 0; v < 2; v++) {
+            uint8_t rec[] = {254, 0x20, 0x11, 0x22};
+            hf_decider_init(d, rec, sizeof rec);
+            for (int i = 0; i < 100; i++) {
+                tasks[v][i] = hf_decide_range(d, HF_DECISION_TASK, 0, 3, 0);
+                if (v == 1 && i % 7 == 3) hf_decide_bool(d, HF_DECISION_FAULT | 5, false);   /* added faults */
+                hf_decide_range(d, HF_DECISION_FAULT | 6, 0, 1000, 1000);
+            }
+        }
+        int same = 0, varied = 0;
+        for (int i = 0; i < 100; i++) same += tasks[1][i] == tasks[0][i], varied += tasks[0][i] != 0;
+        CHECK(same == 100 && varied > 20,
+              "a walk's task choices (%d of 100 off the default) stay where they were when fault decisions are added between them",
+              varied);
+    }
+
     /* Swarm: a fault kind the profile leaves off never happens. */
     int off_kinds = 0, off_faults = 0, on_kinds = 0, on_faults = 0;
     for (uint16_t seed = 0; seed < 64; seed++) {

@@ -82,7 +82,10 @@ static void check_target(const hf_target *t) {
             roundtrips++;
         }
 
-        /* A mutant: what it claims, and the original run before its first change. */
+        /* A mutant: what it claims, and the original run before its first
+         * change.  Every fourth round asks for one kind in turn, so that
+         * kinds of small share are checked too. */
+        hf_mutator_force_kind(round % 4 ? HF_MUT_KINDS : (hf_mutation_kind)(round / 4 % HF_MUT_SPLICE));
         hf_run_logged(t, in, len, hf_mutator_log(), &r);
         uint32_t kept = hf_last_decisions()->deviations;
         if (kept > HF_DEVIATIONS_KEPT) continue;
@@ -125,6 +128,7 @@ static void check_target(const hf_target *t) {
     CHECK(mutants > ROUNDS / 2 && claims_ok, "%s: %d mutants decode to the items the mutator claims", t->name, mutants);
     CHECK(prefix_ok, "%s: every mutant's run keeps the original's deviations before the mutation's first change",
           t->name);
+    hf_mutator_force_kind(HF_MUT_KINDS);
     CHECK(kinds_seen >= (ROUNDS >= 1000 ? 8 : 6), "%s: %d kinds of mutation were made", t->name, kinds_seen);
 }
 

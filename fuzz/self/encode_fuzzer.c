@@ -14,7 +14,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { MAX_DEVIATIONS = 256 };
+/* A gap reaches 255 + 255 * 16 decisions (below); its deviation then takes
+ * that many skip-only records, an advance record, the gap and 8 value bytes. */
+enum { MAX_DEVIATIONS = 256, MAX_GAP = 255 + 255 * 16, MAX_DEVIATION_BYTES = MAX_GAP / 255 + 6 + 1 + 8 };
 
 static hf_deviation devs[MAX_DEVIATIONS];
 static hf_decider d;
@@ -41,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         devs[count++] = (hf_deviation){index, value, (uint8_t)width};
     }
     size_t need = hf_encode_deviations(devs, count, NULL, 0);
-    static uint8_t bytes[MAX_DEVIATIONS * 16];
+    static uint8_t bytes[MAX_DEVIATIONS * MAX_DEVIATION_BYTES];
     SELF_CHECK(need <= sizeof bytes, "%zu deviations need %zu bytes", count, need);
     size_t wrote = hf_encode_deviations(devs, count, bytes, sizeof bytes);
     SELF_CHECK(wrote == need, "announced %zu bytes, wrote %zu", need, wrote);
