@@ -60,8 +60,10 @@
  *              [level, 15]; a fault kind that is off never happens.
  *   2 pct      PCT over task choices: random task priorities and d - 1 change
  *              points, d = 1 + (level & 3), among the first
- *              k = 2^(5 + 2 (level >> 2)) task choices; other decisions
- *              as a level-0 walk draws them.
+ *              k = 2^(5 + 2 (level >> 2)) task choices; a task chosen 256
+ *              times in a row over others drops below them all (it is
+ *              busy-waiting for one of them); other decisions as a
+ *              level-0 walk draws them.
  *   3 tasks    walk over task choices only, chance 2^(-0.8 level); all
  *              other decisions take their default.
  *   4 faults   walk over everything but task choices, chance
@@ -146,7 +148,11 @@ typedef struct hf_generator {
     uint64_t threshold[8][32];       /* swarm: chance * 2^32 by class and fault kind */
     uint32_t task_choices;           /* pct: task choices seen so far */
     uint32_t change_at[3];           /* pct: the task choices where priorities change */
-    uint64_t lowered[HF_TASK_IDS_MAX];   /* pct: by task id - 1, 0 or the priority a change point gave */
+    uint64_t lowered[HF_TASK_IDS_MAX];   /* pct: by task id - 1, 0 or the priority a change point
+                                          * or a demotion gave */
+    int streak_task;                 /* pct: the task chosen at the last choices ... */
+    uint32_t streak;                 /* ... this many in a row */
+    uint64_t floor;                  /* pct: the lowest priority given so far */
 } hf_generator;
 
 /* Sets up a generator; `seed` is any 64-bit value (a record supplies 16

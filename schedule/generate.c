@@ -28,6 +28,11 @@ static const uint64_t chance_at_level[16] = {
 
 enum { SALT_CHANCE, SALT_VALUE, SALT_PROFILE, SALT_LEVEL, SALT_PRIORITY, SALT_CHANGE };
 
+/* PCT's priorities (see pct()). */
+enum { PCT_FAIR_STREAK = 256 };
+#define PCT_DRAWN (1ull << 60)
+#define PCT_CHANGED (1ull << 32)
+
 static uint64_t draw_from(uint64_t seed, uint64_t n, uint64_t salt) { return hf_mix64(seed ^ hf_mix64(n * 8 + salt)); }
 
 /* The draw of the decision of key `key` (hf_draw_key), from its seed. */
@@ -93,6 +98,9 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
         uint64_t k = 1ull << (5 + 2 * (level >> 2));
         for (unsigned c = 0; c < 3; c++) g->change_at[c] = (uint32_t)(1 + draw_from(g->task_seed, c, SALT_CHANGE) % k);
         memset(g->lowered, 0, sizeof g->lowered);
+        g->streak_task = 0;
+        g->streak = 0;
+        g->floor = PCT_CHANGED;
     }
 }
 
@@ -128,11 +136,14 @@ static uint64_t swarm(const hf_generator *g, hf_decision_tag tag, uint64_t key, 
 }
 
 /* PCT (Burckhardt et al.): the runnable task of highest priority runs; at
- * the c-th change point the task about to run drops below all others. */
+ * the c-th change point the task about to run drops below all others.
+ * Priorities: drawn ones from PCT_DRAWN up, change points' PCT_CHANGED +
+ * (d - 1 - c), and below those the demotions that keep PCT fair (pct()). */
+
 static uint64_t pct_priority(const hf_generator *g, int id) {
     assert(id >= 1 && id <= HF_TASK_IDS_MAX);
     if (g->lowered[id - 1]) return g->lowered[id - 1];
-    return 8 + (draw_from(g->task_seed, (uint64_t)id, SALT_PRIORITY) >> 8);   /* above every lowered one (1..3) */
+    return PCT_DRAWN + (draw_from(g->task_seed, (uint64_t)id, SALT_PRIORITY) >> 8);
 }
 
 static uint64_t pct_best(const hf_generator *g, uint64_t n, const int *tasks) {
@@ -149,7 +160,21 @@ static uint64_t pct(hf_generator *g, uint64_t lo, uint64_t hi, const int *tasks)
     g->task_choices++;
     for (unsigned c = 0; c + 1 < depth; c++) {
         if (g->change_at[c] != g->task_choices) continue;
-        g->lowered[tasks[best] - 1] = depth - 1 - c;
+        g->lowered[tasks[best] - 1] = PCT_CHANGED + depth - 1 - c;
+        best = pct_best(g, n, tasks);
+    }
+    /* PCT assumes every task soon blocks.  One chosen over the others
+     * PCT_FAIR_STREAK times in a row is busy-waiting (a spin on a flag, a
+     * sched_yield loop) for a task it outranks, and would keep it from
+     * ever running: it drops below every task, the earlier-dropped ones
+     * too, so that two tasks waiting on each other take turns. */
+    if (tasks[best] != g->streak_task) {
+        g->streak_task = tasks[best];
+        g->streak = 0;
+    }
+    if (++g->streak >= PCT_FAIR_STREAK) {
+        g->lowered[tasks[best] - 1] = --g->floor;
+        g->streak = 0;
         best = pct_best(g, n, tasks);
     }
     return lo + best;

@@ -45,20 +45,49 @@ selected() {   # NAME: is it asked for?
     return 1
 }
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-run_one() {   # NAME COMMAND...
+# The tests run two at a time (the machines have two cores), each into its
+# own log; a test's lines are shown when it ends, and the counts come from
+# all the logs in the order the tests were listed.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+jobs_listed=0
+lanes=()
+run_one() {   # NAME COMMAND...: a test in the background, in a free lane
     local name=$1; shift
-    echo "# $name" | tee -a "$log"
-    local start=$SECONDS
-    "$@" 2>&1 | tee -a "$log" | grep -E '^(not ok|ok) ' || true
-    local status=${PIPESTATUS[0]}
-    if [ "$status" -ne 0 ] && ! grep -q "^not ok" <(sed -n "/^# $name\$/,\$p" "$log"); then
-        echo "not ok - $name exited with status $status" | tee -a "$log"
-    fi
-    echo "#   ($((SECONDS - start)) s)"
+    while [ ${#lanes[@]} -ge 2 ]; do
+        wait -n 2>/dev/null || true
+        local still=()
+        for pid in "${lanes[@]}"; do kill -0 "$pid" 2>/dev/null && still+=("$pid"); done
+        lanes=("${still[@]}")
+    done
+    local file
+    file=$(printf '%s/%03d' "$logs" "$jobs_listed")
+    jobs_listed=$((jobs_listed + 1))
+    (
+        start=$SECONDS
+        "$@" >"$file.out" 2>&1
+        status=$?
+        {
+            echo "# $name"
+            grep -E '^(not ok|ok) ' "$file.out"
+            if [ "$status" -ne 0 ] && ! grep -q "^not ok" "$file.out"; then
+                echo "not ok - $name exited with status $status"
+            fi
+            echo "#   ($((SECONDS - start)) s)"
+        } >"$file"
+        cat "$file"
+    ) &
+    lanes+=($!)
 }
 
+# The scripts first: the longest tests are among them, and two lanes end
+# sooner when the long ones do not come last.
+for script in tests/test_*.sh; do
+    [ -e "$script" ] || continue
+    name=$(basename "$script" .sh)
+    selected "$name" || continue
+    run_one "$name" bash "$script"
+done
 for prog in "$HF_OUT"/tests/test_*; do
     name=$(basename "$prog")
     selected "$name" || continue
@@ -70,13 +99,9 @@ for prog in "$HF_OUT"/tests/test_*; do
         run_one "$name (msan)" "$HF_OUT_MSAN/tests/$name" ;;
     esac
 done
-for script in tests/test_*.sh; do
-    [ -e "$script" ] || continue
-    name=$(basename "$script" .sh)
-    selected "$name" || continue
-    run_one "$name" bash "$script"
-done
-
+wait
+log="$logs/all"
+cat "$logs"/[0-9][0-9][0-9] >"$log" 2>/dev/null
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^not ok ' "$log")
 if [ "$failed" -gt 0 ]; then

@@ -235,7 +235,7 @@ if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ]; then
     if "$hf" build-pthread --afl targets/pthread/lost_update_buggy.c -o "$dir/buggy" >/dev/null 2>"$dir/build.log"; then
         # afl-fuzz refuses sanitizer options it did not set (tests/run.sh sets them).
         env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u MSAN_OPTIONS \
-            AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 \
+            AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_BENCH_UNTIL_CRASH=1 \
             timeout 200 afl-fuzz -i "$dir/in" -o "$dir/out" -s 1 -E 100000 -V 120 -- "$dir/buggy" >"$dir/log" 2>&1
         crash=$(ls "$dir"/out/default/crashes/id:* 2>/dev/null | head -1)
         got=$([ -n "$crash" ] && "$dir/buggy" --replay "$crash" 2>/dev/null | grep '^verdict:')
