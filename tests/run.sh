@@ -64,7 +64,7 @@ run_one() {   # NAME COMMAND...: a test in the background, in a free lane
     file=$(printf '%s/%03d' "$logs" "$jobs_listed")
     jobs_listed=$((jobs_listed + 1))
     (
-        start=$SECONDS
+        start=$(date +%s)   # $SECONDS does not count on in a subshell
         "$@" >"$file.out" 2>&1
         status=$?
         {
@@ -73,7 +73,7 @@ run_one() {   # NAME COMMAND...: a test in the background, in a free lane
             if [ "$status" -ne 0 ] && ! grep -q "^not ok" "$file.out"; then
                 echo "not ok - $name exited with status $status"
             fi
-            echo "#   ($((SECONDS - start)) s)"
+            echo "#   ($(($(date +%s) - start)) s)"
         } >"$file"
         cat "$file"
     ) &
