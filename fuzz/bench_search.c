@@ -276,8 +276,14 @@ static int search_target(const hf_target *t, const search_options *o, const char
     snprintf(dict, sizeof dict, "%s/../dict/%s.dict", bin_dir, family);
     summary s[SEARCHES] = {{0}};
     static outcome runs[MAX_SEEDS];
+    char afl_build[PATH_MAX + 64];
+    snprintf(afl_build, sizeof afl_build, "%s/%s_afl", bin_dir, t->name);
     for (int k = 0; k < SEARCHES; k++) {
         if (!wanted(o, (search_kind)k)) continue;
+        if (k == S_AFL_SEARCH && access(afl_build, X_OK) != 0) {
+            fprintf(stderr, "  %s: no AFL++ build (%s), afl-search skipped\n", t->name, afl_build);
+            continue;
+        }
         for (int seed = 1; seed <= o->seeds; seed++) {
             runs[seed - 1] = one_run((search_kind)k, t, bin_dir, dict, (uint64_t)seed, o->max_runs);
             if (runs[seed - 1].executions == 0) {

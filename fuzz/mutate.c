@@ -232,11 +232,12 @@ static uint64_t below(uint64_t n) { return n ? hf_rng_below(&rng, n) : 0; }
 
 /* A fresh generator: mostly the kinds and intensities that find the
  * incident targets' bugs soonest on their own (measured one generator
- * record per run, bench --search's `generators` column): PCT with d = 3
- * (the storm-shy bugs, which need an undisturbed schedule around one
- * preemption; d = 3 found them 3-4 times sooner than d = 2 or 4), a level-0 walk (a fault at the right moment among many
- * small ones), walks of levels 1-3 (races that need a preemption at
- * every other decision); and sometimes any kind at any intensity. */
+ * record per run, as bench --search's `generators` column runs them):
+ * PCT with d = 3 (the storm-shy bugs, which need an undisturbed schedule
+ * around one preemption; d = 3 found them 3-4 times sooner than d = 2 or
+ * 4), a level-0 walk (a fault at the right moment among many small ones),
+ * walks of levels 1-3 (races that need a preemption at every other
+ * decision); and sometimes any kind at any intensity. */
 hf_item hf_fresh_generator(hf_rng *r, uint64_t index) {
     static const hf_generator_kind any_kind[] = {HF_GEN_WALK, HF_GEN_SWARM, HF_GEN_PCT, HF_GEN_TASKS, HF_GEN_FAULTS};
     uint64_t dice = hf_rng_below(r, 20);

@@ -105,9 +105,10 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
 }
 
 /* A walk: deviate with the chance `threshold`, or (threshold == UINT64_MAX)
- * draw uniformly among all options.  A fault's details are always drawn
- * uniformly: the fault itself is the rare event, its shape should vary.
- * And the profile (which fault kinds may happen at all) is a coin toss
+ * draw among all options.  A fault's details are always drawn among all
+ * options: the fault itself is the rare event, its shape should vary.  A
+ * fault's value or a detail is drawn half the time on near_low's scale
+ * (decide.h says why), task choices and yes/noes uniformly.  And the profile (which fault kinds may happen at all) is a coin toss
  * whatever the intensity: a rare walk is a run with rare faults, not a
  * run whose faults are almost never allowed. */
 static uint64_t walk(const hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
@@ -139,7 +140,6 @@ static uint64_t swarm(const hf_generator *g, hf_decision_tag tag, uint64_t key, 
  * the c-th change point the task about to run drops below all others.
  * Priorities: drawn ones from PCT_DRAWN up, change points' PCT_CHANGED +
  * (d - 1 - c), and below those the demotions that keep PCT fair (pct()). */
-
 static uint64_t pct_priority(const hf_generator *g, int id) {
     assert(id >= 1 && id <= HF_TASK_IDS_MAX);
     if (g->lowered[id - 1]) return g->lowered[id - 1];
