@@ -259,10 +259,8 @@ hf_item hf_fresh_generator(hf_rng *r, uint64_t index) {
 static uint64_t random_value(unsigned width, hf_decision_tag tag) {
     uint64_t v = hf_rng_next(&rng);
     unsigned cls = HF_DECISION_CLASS(tag);
-    if ((cls == HF_DECISION_FAULT || cls == HF_DECISION_DETAIL) && below(2)) {
-        unsigned length = (unsigned)below(8 * width + 1);
-        v = length == 0 ? 0 : (1ull << (length - 1)) | (v & ((1ull << (length - 1)) - 1));
-    }
+    if ((cls == HF_DECISION_FAULT || cls == HF_DECISION_DETAIL) && below(2))
+        v = hf_of_bit_length((unsigned)below(8 * width + 1), v);
     return width >= 8 ? v : v & ((1ull << (8 * width)) - 1);
 }
 

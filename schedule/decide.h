@@ -136,6 +136,15 @@ typedef enum hf_generator_kind {
 enum { HF_GENERATOR_RECORD = 254, HF_GENERATOR_RECORD_SIZE = 6 };
 enum { HF_TASK_IDS_MAX = 256 };   /* task ids a PCT generator keeps a priority for */
 
+/* The value of bit length `length` (0..64) whose bits below the top one
+ * are the low bits of `bits`: the second half of a draw on a log scale
+ * (a length drawn uniformly first), which generators and the mutator make. */
+static inline uint64_t hf_of_bit_length(unsigned length, uint64_t bits) {
+    if (length == 0) return 0;
+    uint64_t top = 1ull << (length - 1);
+    return top | (bits & (top - 1));
+}
+
 /* The key a generator draws decision values by (see above). */
 static inline uint64_t hf_draw_key(bool task_choice, uint64_t ordinal) { return ordinal << 1 | task_choice; }
 

@@ -66,9 +66,7 @@ static uint64_t near_low(uint64_t r, uint64_t lo, uint64_t hi) {
     uint64_t span = hi - lo;
     unsigned bits = 0;
     while (bits < 64 && (span >> bits) != 0) bits++;
-    unsigned length = (unsigned)(r % (bits + 1));
-    if (length == 0) return lo;
-    uint64_t base = 1ull << (length - 1), offset = base + ((r >> 8) & (base - 1));
+    uint64_t offset = hf_of_bit_length((unsigned)(r % (bits + 1)), r >> 8);
     return offset <= span ? lo + offset : hi;
 }
 
