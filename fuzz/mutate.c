@@ -23,6 +23,16 @@
 
 /* ---- Maps of inputs ----------------------------------------------------------- */
 
+/* A moment the run's target declared (a state changed, a `sometimes`
+ * held) while a world fault was pending: the aim mutation's target. */
+typedef struct aim_point {
+    uint64_t time_ns;           /* the logical time of the last decision before it */
+    hf_moment_decision moment;  /* the world fault's moment decision, the last one taken before it, */
+    uint64_t moment_ns;         /* at this logical time */
+} aim_point;
+
+enum { AIMS_KEPT = 16 };
+
 typedef struct input_map {
     uint64_t hash;              /* of the input's bytes; 0 = empty slot */
     size_t size;
@@ -36,6 +46,8 @@ typedef struct input_map {
     uint32_t deviations;
     hf_deviation *taken;
     uint64_t novelty;           /* first decision showing a behaviour new to the process; UINT64_MAX none */
+    uint32_t aims;              /* the run's moments to aim a world fault at (the first few) */
+    aim_point aim[AIMS_KEPT];
 } input_map;
 
 /* Maps of inputs by hash, direct-mapped: every input run goes in, but one
@@ -140,6 +152,22 @@ static void map_fill(input_map *m, const uint8_t *data, size_t size, uint64_t ha
     m->taken = must_alloc(m->deviations * sizeof *m->taken);
     memcpy(m->taken, d->taken, m->deviations * sizeof *m->taken);
     m->novelty = novelty;
+    m->aims = 0;
+    const hf_features *f = hf_last_features();
+    uint32_t moments = M.log.moments < HF_LOG_MOMENTS ? M.log.moments : HF_LOG_MOMENTS;
+    for (uint32_t i = 0; i < f->count && m->aims < AIMS_KEPT; i++) {
+        uint64_t at = f->first_decision[i];
+        if ((f->kind[i] != HF_FEAT_STATE && f->kind[i] != HF_FEAT_PROPERTY) || at == 0 || at > m->kept) continue;
+        aim_point p = {.time_ns = M.log.time_ns[at - 1]};
+        bool pending = false;
+        for (uint32_t k = 0; k < moments && M.log.moment[k].index < at; k++) {
+            pending = true;
+            p.moment = M.log.moment[k];
+        }
+        if (!pending) continue;
+        p.moment_ns = M.log.time_ns[p.moment.index];
+        m->aim[m->aims++] = p;
+    }
 }
 
 /* Keeps the map of the last run, of data[0..size). */
@@ -306,6 +334,17 @@ static int items_where(const input_map *m, bool generator, int *which) {
 
 /* ---- Mutations -------------------------------------------------------------------- */
 
+/* The n items with explicit item `it` in place of one at its decision, or
+ * added; returns the new count (-1: no room). */
+static int with_explicit(hf_item *items, int n, hf_item it) {
+    assert(!it.generator);
+    for (int i = 0; i < n; i++)
+        if (!items[i].generator && items[i].index == it.index) { items[i] = it; return n; }
+    if (n == HF_ITEMS_MAX) return -1;
+    items[n] = it;
+    return n + 1;
+}
+
 /* Builds the items of one mutation of `m` in M.scratch; returns their
  * count, or -1 when the mutation does not apply to this input. */
 static int build(hf_mutation_kind kind, const input_map *m) {
@@ -347,11 +386,9 @@ static int build(hf_mutation_kind kind, const input_map *m) {
     case HF_MUT_ADD: {
         uint64_t index;
         if (m->items < 0 || !pick_decision(m, &index)) return -1;
-        for (int i = 0; i < n; i++)
-            if (!out[i].generator && out[i].index == index) n = i;   /* replaced below */
-        out[n] = (hf_item){.index = index, .width = m->width[index],
-                           .value = random_value(m->width[index], m->tag[index])};
-        return n + 1;
+        hf_item added = {.index = index, .width = m->width[index],
+                         .value = random_value(m->width[index], m->tag[index])};
+        return with_explicit(out, n, added);
     }
     case HF_MUT_DROP:
     case HF_MUT_CHANGE:
@@ -383,6 +420,22 @@ static int build(hf_mutation_kind kind, const input_map *m) {
         memmove(&out[from], &out[from + length], ((uint64_t)k - from - length) * sizeof *out);
         return k - (int)length;
     }
+    case HF_MUT_AIM: {
+        /* The moment decision pending at one of the target's moments (the
+         * next world fault) made to fall `delay` after it: so many units
+         * past the time it was taken, rounded up. */
+        if (m->items < 0 || !m->aims) return -1;
+        const aim_point *at = &m->aim[below(m->aims)];
+        const hf_moment_decision *p = &at->moment;
+        uint64_t delay = hf_of_bit_length((unsigned)below(25), hf_rng_next(&rng));   /* below 16.8 ms */
+        assert(at->time_ns >= at->moment_ns && p->unit_ns > 0);
+        uint64_t units = (at->time_ns - at->moment_ns + delay + p->unit_ns - 1) / p->unit_ns;
+        uint64_t v = units < p->hi - p->lo ? p->lo + units : p->hi;
+        if (v == p->dflt) return -1;
+        hf_item aimed = {.index = p->index, .width = m->width[p->index],
+                         .value = hf_raw_for_choice(p->lo, p->hi, p->dflt, v)};
+        return with_explicit(out, n, aimed);
+    }
     case HF_MUT_SPLICE:
     case HF_MUT_BYTES:
     case HF_MUT_KINDS:
@@ -393,8 +446,9 @@ static int build(hf_mutation_kind kind, const input_map *m) {
 
 /* Shares of the mutations, in percent. */
 static const unsigned share[HF_MUT_KINDS] = {
-    [HF_MUT_FRESH] = 50, [HF_MUT_RESEED] = 12, [HF_MUT_RETUNE] = 4, [HF_MUT_CONTINUE] = 12, [HF_MUT_ADD] = 8,
-    [HF_MUT_DROP] = 2,   [HF_MUT_CHANGE] = 3,  [HF_MUT_MOVE] = 2,   [HF_MUT_SIMPLIFY] = 2,  [HF_MUT_BYTES] = 5,
+    [HF_MUT_FRESH] = 25, [HF_MUT_RESEED] = 12, [HF_MUT_RETUNE] = 4, [HF_MUT_CONTINUE] = 12, [HF_MUT_ADD] = 8,
+    [HF_MUT_DROP] = 2,   [HF_MUT_CHANGE] = 3,  [HF_MUT_MOVE] = 2,   [HF_MUT_SIMPLIFY] = 2,  [HF_MUT_AIM] = 25,
+    [HF_MUT_BYTES] = 5,
 };
 
 static hf_mutation_kind forced_kind = HF_MUT_KINDS;
@@ -404,14 +458,17 @@ void hf_mutator_force_kind(hf_mutation_kind kind) {
     forced_kind = kind;
 }
 
-static hf_mutation_kind pick_kind(bool bytes) {
+/* A kind at its share; an input with nothing to aim at gives the aim's
+ * share to fresh generators (the aim takes its share from theirs where it
+ * applies, and nowhere else). */
+static hf_mutation_kind pick_kind(bool bytes, const input_map *m) {
     if (forced_kind != HF_MUT_KINDS && (forced_kind != HF_MUT_BYTES || bytes)) return forced_kind;
     unsigned total = 0;
     for (int k = 0; k < HF_MUT_KINDS; k++) total += k == HF_MUT_BYTES && !bytes ? 0 : share[k];
     uint64_t x = below(total);
     for (int k = 0; k < HF_MUT_KINDS; k++) {
         unsigned s = k == HF_MUT_BYTES && !bytes ? 0 : share[k];
-        if (x < s) return (hf_mutation_kind)k;
+        if (x < s) return k == HF_MUT_AIM && !m->aims ? HF_MUT_FRESH : (hf_mutation_kind)k;
         x -= s;
     }
     return HF_MUT_FRESH;
@@ -430,7 +487,7 @@ size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t s
     hf_rng_seed(&rng, (uint64_t)seed << 32 ^ size);
     const input_map *m = map_of(data, size);
     for (int attempt = 0; attempt < 8; attempt++) {
-        hf_mutation_kind kind = attempt == 7 ? HF_MUT_FRESH : pick_kind(bytes != NULL);
+        hf_mutation_kind kind = attempt == 7 ? HF_MUT_FRESH : pick_kind(bytes != NULL, m);
         if (kind == HF_MUT_BYTES) {
             if (claim) { claim->kind = kind; claim->count = 0; }
             return bytes(data, size, max_size);

@@ -21,6 +21,11 @@
  *   add        a deviation at a decision chosen by what it is about
  *   drop, change, move   an explicit deviation
  *   simplify   the run as explicit deviations, less one of them
+ *   aim        bring the world fault pending at a moment the target
+ *              declared (a state changed, a `sometimes` held) to just
+ *              after it, a few µs to a few ms on a log scale: the crash
+ *              between an acknowledgement and the write it promised, which
+ *              a fault decided long before that moment almost never hits
  *   splice     one input's decisions up to a moment, another's after it
  *   bytes      the engine's own byte mutation, as a share
  *
@@ -41,7 +46,7 @@
 
 typedef enum hf_mutation_kind {
     HF_MUT_FRESH, HF_MUT_RESEED, HF_MUT_RETUNE, HF_MUT_CONTINUE, HF_MUT_ADD, HF_MUT_DROP, HF_MUT_CHANGE,
-    HF_MUT_MOVE, HF_MUT_SIMPLIFY, HF_MUT_SPLICE, HF_MUT_BYTES, HF_MUT_KINDS
+    HF_MUT_MOVE, HF_MUT_SIMPLIFY, HF_MUT_AIM, HF_MUT_SPLICE, HF_MUT_BYTES, HF_MUT_KINDS
 } hf_mutation_kind;
 
 /* One record of an input, decoded: an explicit deviation, or a generator. */

@@ -38,6 +38,7 @@ void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t 
     }
     f->slot[at] = h;
     f->first_decision[f->count] = hf_w.decider.index;   /* where a search can resume from it */
+    f->kind[f->count] = (uint8_t)kind;
     f->list[f->count++] = h;
 }
 

@@ -31,6 +31,7 @@ typedef struct hf_features {
     uint64_t slot[2 * HF_FEATURES_MAX];   /* open addressing; 0 = empty */
     uint64_t list[HF_FEATURES_MAX];       /* the features, in first-seen order */
     uint64_t first_decision[HF_FEATURES_MAX];   /* decisions taken when each was first seen */
+    uint8_t kind[HF_FEATURES_MAX];        /* each one's hf_feature_kind */
     uint32_t count;
     int state_count;                      /* hf_state: last value of each variable */
     uint64_t state_key[HF_STATES_MAX];

@@ -43,7 +43,7 @@ static uint64_t next_fault_time(hf_sim *s) {
     uint64_t now = hf_w.now, step = s->o.phase.fault_step_ns;
     if (!any || now >= s->chaos_end) return SIM_NEVER;
     uint64_t steps = (s->chaos_end - now) / step;   /* "steps" itself means: none */
-    uint64_t gap = hf_decide_range(&hf_w.decider, HF_DECISION_FAULT | HF_WORLD_FAULTS, 0, steps, steps);
+    uint64_t gap = hf_decide_moment(&hf_w.decider, HF_DECISION_FAULT | HF_WORLD_FAULTS, 0, steps, steps, step);
     return gap == steps ? SIM_NEVER : now + gap * step;
 }
 

@@ -80,6 +80,7 @@ void hf_decider_init(hf_decider *d, const uint8_t *data, size_t size) {
 void hf_decider_init_logged(hf_decider *d, const uint8_t *data, size_t size, hf_decision_log *log) {
     assert(data || size == 0);
     d->log = log;
+    d->clock = NULL;
     d->data = data;
     d->size = size;
     d->pos = 0;
@@ -90,7 +91,7 @@ void hf_decider_init_logged(hf_decider *d, const uint8_t *data, size_t size, hf_
     d->strategy = NULL;
     d->task_options = NULL;
     d->generating = false;
-    if (log) log->records = log->decisions = 0;
+    if (log) log->records = log->decisions = log->moments = 0;
     read_next_record(d);
 }
 
@@ -124,6 +125,7 @@ static void advance(hf_decider *d, hf_decision_tag tag, unsigned width) {
         if (log->decisions < HF_LOG_DECISIONS) {
             log->tag[log->decisions] = tag;
             log->width[log->decisions] = (uint8_t)width;
+            log->time_ns[log->decisions] = d->clock ? *d->clock : 0;
         }
         log->decisions++;
     }
@@ -143,9 +145,8 @@ static bool generated(hf_decider *d) {
     return d->generating && d->active.kind != HF_GEN_CALM;
 }
 
-/* The raw value an explicit record needs to choose `v` in [lo, hi] (the
- * inverse of the mapping in hf_decide_range); v != dflt. */
-static uint64_t raw_for_choice(uint64_t lo, uint64_t hi, uint64_t dflt, uint64_t v) {
+uint64_t hf_raw_for_choice(uint64_t lo, uint64_t hi, uint64_t dflt, uint64_t v) {
+    assert(lo <= v && v <= hi && v != dflt);
     if (hi - lo == UINT64_MAX) return v - dflt - 1;   /* steps wrap around all 2^64 values */
     /* Step v - dflt above the default, or past hi and round from lo; each
      * term stays below the span, so nothing overflows however wide it is. */
@@ -164,7 +165,7 @@ static uint64_t decide_otherwise(hf_decider *d, hf_decision_tag tag, uint64_t lo
     if (v != dflt) {
         if (width == 0) record(d, 0, 0);
         else if (raw_value) record(d, width, v);
-        else record(d, width, raw_for_choice(lo, hi, dflt, v));
+        else record(d, width, hf_raw_for_choice(lo, hi, dflt, v));
     }
     advance(d, tag, width);
     return v;
@@ -201,6 +202,17 @@ uint64_t hf_decide_range(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64
     uint64_t offset = dflt - lo;
     uint64_t room = span - offset;    /* places above the default */
     return step <= room ? dflt + step : lo + (step - room - 1);
+}
+
+uint64_t hf_decide_moment(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64_t hi, uint64_t dflt,
+                          uint64_t unit_ns) {
+    hf_decision_log *log = d->log;
+    if (log && lo < hi) {
+        if (log->moments < HF_LOG_MOMENTS)
+            log->moment[log->moments] = (hf_moment_decision){d->index, lo, hi, dflt, unit_ns};
+        log->moments++;
+    }
+    return hf_decide_range(d, tag, lo, hi, dflt);
 }
 
 bool hf_decide_bool(hf_decider *d, hf_decision_tag tag, bool dflt) {

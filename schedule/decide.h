@@ -101,6 +101,12 @@
  * that generators and the mutator can treat task choices, workload values
  * and each fault kind differently.
  *
+ * A run given a log (hf_run_logged) notes there what every decision was
+ * about, its width and the logical time it was taken at, and which
+ * decisions name a moment (hf_decide_moment: the time of the next world
+ * fault, in units of the fault step from now), so that a mutator can aim
+ * such a decision at a time of its choosing.
+ *
  * Instead of bytes, a strategy (uniform random, PCT: fuzz/strategy.c) may
  * take the decisions.  They are recorded the same way, so a run driven by a
  * strategy re-encodes into an ordinary input file that replays it.
@@ -196,7 +202,17 @@ typedef struct hf_record_info {
     bool generator;
 } hf_record_info;
 
-enum { HF_LOG_RECORDS = 512, HF_LOG_DECISIONS = 1 << 16 };
+/* A decision whose value is a moment: `value` units of `unit_ns` after the
+ * logical time it was taken at (hf_decide_moment).  A mutator that wants
+ * something to happen at a given time can so compute the value that makes
+ * it happen then. */
+typedef struct hf_moment_decision {
+    uint64_t index;      /* which decision of the run */
+    uint64_t lo, hi, dflt;
+    uint64_t unit_ns;
+} hf_moment_decision;
+
+enum { HF_LOG_RECORDS = 512, HF_LOG_DECISIONS = 1 << 16, HF_LOG_MOMENTS = 256 };
 
 typedef struct hf_decision_log {
     uint32_t records;                       /* records read (only the first HF_LOG_RECORDS kept) */
@@ -204,6 +220,9 @@ typedef struct hf_decision_log {
     uint32_t decisions;                     /* decisions taken (only the first HF_LOG_DECISIONS kept) */
     hf_decision_tag tag[HF_LOG_DECISIONS];
     uint8_t width[HF_LOG_DECISIONS];        /* value bytes an explicit deviation there reads */
+    uint64_t time_ns[HF_LOG_DECISIONS];     /* the run's logical time when it was taken */
+    uint32_t moments;                       /* moment decisions (only the first HF_LOG_MOMENTS kept) */
+    hf_moment_decision moment[HF_LOG_MOMENTS];
 } hf_decision_log;
 
 typedef struct hf_strategy hf_strategy;
@@ -229,6 +248,7 @@ typedef struct hf_decider {
     hf_strategy *strategy;   /* when set, it decides instead of the bytes */
     const int *task_options; /* set by the scheduler around a choice of task */
     hf_decision_log *log;    /* when set, filled as the run goes */
+    const uint64_t *clock;   /* the run's logical time, for the log (NULL: 0) */
     bool generating;         /* `active` covers the current decision */
     hf_generator active, pending;
     hf_deviation taken[HF_DEVIATIONS_KEPT];
@@ -245,6 +265,15 @@ size_t hf_decider_encode(const hf_decider *d, uint8_t *out, size_t cap);
 
 /* A value in [lo, hi]; `dflt` (within the range) when undisturbed. */
 uint64_t hf_decide_range(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64_t hi, uint64_t dflt);
+
+/* As hf_decide_range, for a value that names a moment: so many units of
+ * `unit_ns` from now (the log notes it as a hf_moment_decision). */
+uint64_t hf_decide_moment(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64_t hi, uint64_t dflt,
+                          uint64_t unit_ns);
+
+/* The raw value an explicit record reads to choose `v` in [lo, hi] whose
+ * default is `dflt` (v != dflt): the inverse of hf_decide_range's mapping. */
+uint64_t hf_raw_for_choice(uint64_t lo, uint64_t hi, uint64_t dflt, uint64_t v);
 
 /* Yes or no; `dflt` when undisturbed. */
 bool hf_decide_bool(hf_decider *d, hf_decision_tag tag, bool dflt);

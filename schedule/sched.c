@@ -480,6 +480,7 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     memset(&hf_w.result, 0, sizeof hf_w.result);
     if (strategy) hf_decider_init_strategy(&hf_w.decider, strategy);
     else hf_decider_init_logged(&hf_w.decider, data, size, log);
+    hf_w.decider.clock = &hf_w.now;
     hf_trace_reset(&hf_w.trace);
     hf_features_reset(&hf_w.features);
     hf_fiber_init_main(&hf_w.main_fiber);
