@@ -35,6 +35,7 @@ typedef struct hf_features {
     int state_count;                      /* hf_state: last value of each variable */
     uint64_t state_key[HF_STATES_MAX];
     int64_t state_value[HF_STATES_MAX];
+    uint8_t kind[HF_FEATURES_MAX];        /* each feature's hf_feature_kind, in list order */
 } hf_features;
 
 typedef enum hf_feature_kind {
@@ -46,6 +47,10 @@ typedef enum hf_feature_kind {
 } hf_feature_kind;
 
 void hf_features_reset(hf_features *f);
+/* "interleaving", "state", "property", "message", "fault"; NULL for a
+ * value that is not a kind. */
+const char *hf_feature_kind_name(int kind);
+
 /* Adds one feature, made of its kind and two numbers. */
 void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b);
 
