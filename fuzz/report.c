@@ -366,7 +366,7 @@ static const char style[] =
     "tr.never-held td.verdict,tr.never-evaluated td.verdict,tr.never-injected td.verdict{color:#9a5b00;font-weight:bold}"
     "tr.failed td{background:#ffd9d9}tr.failed td.verdict{color:#b00018;font-weight:bold}"
     "tr.not-allowed td{color:#777}td.unknown{color:#888;font-style:italic}td.none{color:#9a5b00}"
-    "td.grew{color:#1f5fbf;font-weight:bold}"
+    "td.grew{color:#0b7a75;font-weight:bold}"
     ".warn{background:#fff1c2;padding:6px 10px}.note{color:#555;font-size:13px}"
     ".verdict-box{font-size:15px;padding:8px 12px;border-left:5px solid #2e8b3e;background:#eef7ef}"
     ".verdict-box.open{border-left-color:#e07b00;background:#fdf3e6}"
