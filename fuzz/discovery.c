@@ -25,7 +25,7 @@
 /* Sightings logged between two stats lines at most; a full buffer is one
  * more reason to write a line, so the buffer never grows. */
 enum { PENDING_MAX = 4096 };
-enum { LINE_MAX_BYTES = 256 };
+enum { LINE_MAX_BYTES = 512 };   /* readers take lines up to 511 bytes (logread.c) */
 #define PERIOD_MIN_S 1.0
 #define PERIOD_MAX_S 60.0
 #define STATUS_PERIOD_S 60.0
@@ -224,19 +224,21 @@ hf_discovery *hf_discovery_open(const char *path, const char *target, const char
 /* ---- Facts: properties, faults, crashes ------------------------------------ */
 
 /* Writes `text` escaped (see discovery.h) into out[0..size), cut at an
- * escape's boundary so that it fits; "-" when empty. */
-static void escape_text(char *out, size_t size, const char *text) {
+ * escape's boundary so that it fits; "-" when empty.  False when cut. */
+static bool escape_text(char *out, size_t size, const char *text) {
     assert(size >= 4);
-    if (!text || !*text) { snprintf(out, size, "-"); return; }
-    if (!strcmp(text, "-")) { snprintf(out, size, "%%2D"); return; }
+    if (!text || !*text) { snprintf(out, size, "-"); return true; }
+    if (!strcmp(text, "-")) { snprintf(out, size, "%%2D"); return true; }
     size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    const unsigned char *p = (const unsigned char *)text;
+    for (; *p; p++) {
         bool plain = *p > ' ' && *p <= '~' && *p != '%';
         if (o + (plain ? 1 : 3) >= size) break;
         if (plain) out[o++] = (char)*p;
         else o += (size_t)snprintf(out + o, size - o, "%%%02X", *p);
     }
     out[o] = '\0';
+    return *p == '\0';
 }
 
 /* A name as one field: spaces become '_' ("torn write" -> torn_write). */
@@ -264,7 +266,7 @@ void hf_discovery_declare(hf_discovery *d, const hf_log_property *properties, si
     append_line(d, line, snprintf(line, sizeof line, "facts %s 1\n", d->instance));
     for (size_t i = 0; i < count; i++) {
         const hf_log_property *p = &properties[i];
-        char where[96], file[80], message[LINE_MAX_BYTES];
+        char where[224], file[200], message[LINE_MAX_BYTES];
         escape_text(file, sizeof file, p->file);
         snprintf(where, sizeof where, "%s:%d", file, p->line);
         int head = snprintf(line, sizeof line, "property %s %zu %s %s ", d->instance, i, p->kind, where);
@@ -306,10 +308,11 @@ static void write_facts(hf_discovery *d) {
 
 /* The crash line of a failed run, kept for the line written right after. */
 static void note_crash(hf_discovery *d, const hf_run_facts *run) {
-    char outcome[32], property[24] = "-", file[80], message[LINE_MAX_BYTES];
+    char outcome[32], property[24] = "-", file[256], message[LINE_MAX_BYTES];
     word_of(outcome, sizeof outcome, run->outcome && *run->outcome ? run->outcome : "?");
     if (run->property >= 0) snprintf(property, sizeof property, "%ld", run->property);
-    escape_text(file, sizeof file, run->replay_file);
+    /* A path cut short would name another file: then none is named. */
+    if (!escape_text(file, sizeof file, run->replay_file)) snprintf(file, sizeof file, "-");
     assert(run->input_sha1 && strlen(run->input_sha1) == 40);
     int head = snprintf(d->crash.text, sizeof d->crash.text, "crash %s %llu %s %s %s %s ", d->instance,
                         (unsigned long long)d->now.executions, outcome, property, run->input_sha1, file);

@@ -27,9 +27,9 @@ enum { HF_CATEGORIES = 6 };          /* 0: unknown, then hf_feature_kind 1..5 */
 
 typedef struct hf_log_prop {         /* one property, merged by kind, file, line and message */
     char kind[24];
-    char file[96];
+    char file[512];                  /* any field fits: a line is below 512 bytes */
     int line;
-    char message[256];
+    char message[512];
     uint64_t evaluated, held, failed;    /* runs, summed over the processes */
     uint64_t first_held;             /* campaign execution that first held it; 0 = never */
 } hf_log_prop;
@@ -44,8 +44,8 @@ typedef struct hf_log_crash {
     char outcome[32];
     long property;                   /* index into props, or -1 */
     char sha1[41];
-    char file[256];                  /* where the engine wrote the input; "" unknown */
-    char message[256];
+    char file[512];                  /* where the engine wrote the input; "" unknown */
+    char message[512];
 } hf_log_crash;
 
 typedef struct hf_campaign_facts {

@@ -15,15 +15,19 @@
 #include "files.h"
 #include "logread.h"
 #include "prop.h"
+#include "sha1.h"
 #include "sim.h"
 #include "status.h"
 #include "tool.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- HTML text ------------------------------------------------------------ */
 
@@ -301,7 +305,46 @@ static void put_categories(FILE *out, const hf_campaign *c) {
 
 /* ---- Crashes ------------------------------------------------------------------ */
 
-static void put_crashes(FILE *out, const hf_campaign *c) {
+/* The file that replays a crash: the one the engine named, while it is
+ * there; else a crash-* file beside one of the logs with the input's
+ * SHA-1 (`heisenfuzz fuzz` moves libFuzzer's artifacts to DIR/crash-NAME-K,
+ * next to its log).  False when neither is found. */
+static bool find_replay(const hf_log_crash *k, const char *const *logs, size_t nlogs, char *out, size_t size) {
+    if (k->file[0] && access(k->file, R_OK) == 0) {
+        snprintf(out, size, "%s", k->file);
+        return true;
+    }
+    for (size_t i = 0; i < nlogs; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", logs[i]);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0';
+        else snprintf(dir, sizeof dir, ".");
+        DIR *d = opendir(dir);
+        if (!d) continue;
+        for (struct dirent *e; (e = readdir(d));) {
+            if (strncmp(e->d_name, "crash-", 6)) continue;
+            char path[8192], error[512];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat st;
+            if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) continue;
+            size_t len;
+            uint8_t *data = hf_read_file(path, &len, error, sizeof error);
+            if (!data) continue;
+            char sha1[41];
+            hf_sha1_hex(data, len, sha1);
+            free(data);
+            if (strcmp(sha1, k->sha1)) continue;
+            snprintf(out, size, "%s", path);
+            closedir(d);
+            return true;
+        }
+        closedir(d);
+    }
+    return false;
+}
+
+static void put_crashes(FILE *out, const hf_campaign *c, const char *const *logs, size_t nlogs) {
     const hf_campaign_facts *f = &c->facts;
     uint64_t crashes = c->points[c->count - 1].crashes;
     fprintf(out, "<h2 id=\"crashes\">Crashes</h2>\n");
@@ -340,10 +383,16 @@ static void put_crashes(FILE *out, const hf_campaign *c) {
         fputs("</td><td>", out);
         html(out, k->message);
         fputs("</td><td class=\"where\">", out);
-        if (k->file[0]) {
+        char replay[8192];
+        if (find_replay(k, logs, nlogs, replay, sizeof replay)) {
+            fputs("<code>", out);
+            html(out, replay);
+            fputs("</code>", out);
+        } else if (k->file[0]) {
             fputs("<code>", out);
             html(out, k->file);
-            fputs("</code> (as the engine named it, from its working directory)", out);
+            fprintf(out, "</code> as the engine named it (not there now: relative to the fuzzer's working "
+                    "directory, or moved), the input whose SHA-1 is <code>%s</code>", k->sha1);
         } else {
             fprintf(out, "the input whose SHA-1 is <code>%s</code> (the engine did not say where it wrote it)",
                     k->sha1);
@@ -372,7 +421,8 @@ static const char style[] =
     ".verdict-box.open{border-left-color:#e07b00;background:#fdf3e6}"
     "ul.summary li{margin:3px 0}";
 
-static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props) {
+static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props, const char *const *logs,
+                       size_t nlogs) {
     const hf_progress *last = &c->points[c->count - 1];
     hf_plateau rule = {0};
     for (size_t i = 0; i < c->count; i++) hf_plateau_update(&rule, &c->points[i]);
@@ -426,7 +476,7 @@ static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props) {
         shown = put_properties(mem, c, props, verdicts);
         put_faults(mem, c, &never_injected);
         put_categories(mem, c);
-        put_crashes(mem, c);
+        put_crashes(mem, c, logs, nlogs);
         fclose(mem);
     }
     fputs("<h2>Never exercised</h2>\n<ul class=\"summary\">\n", out);
@@ -476,8 +526,8 @@ int hf_cmd_report(int argc, char **argv) {
     hf_campaign c;
     char error[512];
     int rc = hf_campaign_read(&c, logs, nlogs, skip_bad, error, sizeof error);
-    free(logs);
     if (rc) {
+        free(logs);
         fprintf(stderr, "heisenfuzz: %s%s\n", error,
                 strstr(error, "(byte") ? " (--skip-bad reports the good lines)" : "");
         return 2;
@@ -493,9 +543,11 @@ int hf_cmd_report(int argc, char **argv) {
         fprintf(stderr, "heisenfuzz: out of memory writing %s\n", output);
         if (props.from_catalogue) free(props.all);
         hf_campaign_free(&c);
+        free(logs);
         return 2;
     }
-    size_t shown = put_page(mem, &c, &props);
+    size_t shown = put_page(mem, &c, &props, logs, nlogs);
+    free(logs);
     bool written = !ferror(mem);
     if (fclose(mem) != 0) written = false;
     rc = written ? hf_write_file(output, page, page_len, error, sizeof error) : -1;
