@@ -5,12 +5,15 @@
  * against logical time, executions or wall time; under the x axis the other
  * two clocks read at the same ticks; the plateau and the crashes marked.
  */
+#define _GNU_SOURCE   /* open_memstream */
+#include "chart.h"
 #include "estimate.h"
 #include "files.h"
 #include "logread.h"
 #include "status.h"
 #include "tool.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,9 +401,35 @@ static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logica
     put(t, "</svg>\n");
 }
 
-/* ---- The command ---------------------------------------------------------- */
+/* ---- The drawing as a function (chart.h) ----------------------------------- */
 
 enum { MAX_EPISODES = 64 };
+
+int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis chart_axis, bool in_html) {
+    assert(out && c && c->count > 0);
+    axis_kind axis = chart_axis == HF_CHART_WALL ? AXIS_WALL
+                     : chart_axis == HF_CHART_EXECUTIONS ? AXIS_EXECUTIONS : AXIS_LOGICAL;
+    bool no_logical_time = axis == AXIS_LOGICAL && c->points[c->count - 1].logical_ns == 0;
+    if (no_logical_time) axis = AXIS_EXECUTIONS;
+    episode e[MAX_EPISODES];
+    size_t episodes = find_episodes(c, e, MAX_EPISODES);
+    text svg = {0};
+    render(&svg, c, axis, no_logical_time, e, episodes);
+    if (svg.out_of_memory) {
+        free(svg.data);
+        return -1;
+    }
+    /* Inside HTML the XML declaration is out of place: the <svg> element
+     * alone is the drawing. */
+    const char *from = svg.data;
+    if (in_html && !strncmp(from, "<?xml", 5)) from = strchr(from, '\n') + 1;
+    size_t len = svg.len - (size_t)(from - svg.data);
+    int rc = fwrite(from, 1, len, out) == len ? 0 : -1;
+    free(svg.data);
+    return rc;
+}
+
+/* ---- The command ---------------------------------------------------------- */
 
 int hf_cmd_chart(int argc, char **argv) {
     const char *output = "chart.svg";
@@ -440,21 +469,19 @@ int hf_cmd_chart(int argc, char **argv) {
         fprintf(stderr, "heisenfuzz: skipped %zu bad line%s; the first: %s\n", c.skipped,
                 c.skipped == 1 ? "" : "s", c.first_skipped);
     const hf_progress *last = &c.points[c.count - 1];
-    bool no_logical_time = axis == AXIS_LOGICAL && last->logical_ns == 0;
-    if (no_logical_time) axis = AXIS_EXECUTIONS;
-
-    episode e[MAX_EPISODES];
-    size_t episodes = find_episodes(&c, e, MAX_EPISODES);
-    text svg = {0};
-    render(&svg, &c, axis, no_logical_time, e, episodes);
-    if (svg.out_of_memory) {
+    char *svg = NULL;
+    size_t svg_len = 0;
+    FILE *memory = open_memstream(&svg, &svg_len);
+    hf_chart_axis chart_axis = axis == AXIS_WALL ? HF_CHART_WALL
+                               : axis == AXIS_EXECUTIONS ? HF_CHART_EXECUTIONS : HF_CHART_LOGICAL;
+    if (!memory || hf_chart_write_svg(memory, &c, chart_axis, false) != 0 || fclose(memory) != 0) {
         fprintf(stderr, "heisenfuzz: out of memory drawing %s\n", output);
         hf_campaign_free(&c);
-        free(svg.data);
+        free(svg);
         return 2;
     }
-    rc = hf_write_file(output, svg.data, svg.len, error, sizeof error);
-    free(svg.data);
+    rc = hf_write_file(output, svg, svg_len, error, sizeof error);
+    free(svg);
     if (rc) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
         hf_campaign_free(&c);

@@ -25,7 +25,7 @@
 /* Sightings logged between two stats lines at most; a full buffer is one
  * more reason to write a line, so the buffer never grows. */
 enum { PENDING_MAX = 4096 };
-enum { LINE_MAX_BYTES = 256 };
+enum { LINE_MAX_BYTES = 512 };   /* readers take lines up to 511 bytes (logread.c) */
 #define PERIOD_MIN_S 1.0
 #define PERIOD_MAX_S 60.0
 #define STATUS_PERIOD_S 60.0
@@ -42,6 +42,24 @@ typedef struct chunk {
     size_t used;
     size_t room;             /* bytes from the chunk's start to the boundary */
 } chunk;
+
+/* A property's counts in this process (the held lines). */
+typedef struct property_counts {
+    uint64_t evaluated, held, failed;
+    uint64_t first_held;     /* execution, 0 = not yet */
+} property_counts;
+
+/* A fault kind's counts in this process (the fault lines). */
+typedef struct fault_counts {
+    uint64_t allowed, enabled, injected;
+} fault_counts;
+
+/* A failed run waiting for its line. */
+typedef struct crash_line {
+    bool pending;
+    char text[LINE_MAX_BYTES];
+    int len;
+} crash_line;
 
 struct hf_discovery {
     int fd;                  /* -1 once a write failed: counting goes on */
@@ -60,6 +78,17 @@ struct hf_discovery {
     double next_line_s;          /* coarse monotonic seconds */
     uint64_t next_status_executions;
     double next_status_s;
+    /* The facts lines, once hf_discovery_declare was called. */
+    bool facts;
+    size_t property_count;
+    property_counts *properties;
+    uint32_t *changed_properties;    /* indexes whose counts changed since the last line */
+    size_t changed_count;
+    uint8_t *property_changed;       /* per property: in changed_properties */
+    fault_counts faults[HF_FAULT_KIND_COUNT];
+    uint32_t changed_faults;         /* HF_FAULT_BIT mask */
+    uint8_t pending_category[PENDING_MAX];   /* 0: unknown */
+    crash_line crash;
 };
 
 static double clock_seconds(clockid_t clock) {
@@ -140,6 +169,9 @@ static void end_lines(hf_discovery *d) {
 
 static void free_discovery(hf_discovery *d) {
     if (d->fd >= 0) close(d->fd);
+    free(d->properties);
+    free(d->changed_properties);
+    free(d->property_changed);
     hf_species_free(&d->species);
     free(d->path);
     free(d);
@@ -189,6 +221,136 @@ hf_discovery *hf_discovery_open(const char *path, const char *target, const char
     return d;
 }
 
+/* ---- Facts: properties, faults, crashes ------------------------------------ */
+
+/* Writes `text` escaped (see discovery.h) into out[0..size), cut at an
+ * escape's boundary so that it fits; "-" when empty.  False when cut. */
+static bool escape_text(char *out, size_t size, const char *text) {
+    assert(size >= 4);
+    if (!text || !*text) { snprintf(out, size, "-"); return true; }
+    if (!strcmp(text, "-")) { snprintf(out, size, "%%2D"); return true; }
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)text;
+    for (; *p; p++) {
+        bool plain = *p > ' ' && *p <= '~' && *p != '%';
+        if (o + (plain ? 1 : 3) >= size) break;
+        if (plain) out[o++] = (char)*p;
+        else o += (size_t)snprintf(out + o, size - o, "%%%02X", *p);
+    }
+    out[o] = '\0';
+    return *p == '\0';
+}
+
+/* A name as one field: spaces become '_' ("torn write" -> torn_write). */
+static void word_of(char *out, size_t size, const char *name) {
+    size_t o = 0;
+    for (; *name && o + 1 < size; name++) out[o++] = *name == ' ' ? '_' : *name;
+    out[o] = '\0';
+}
+
+void hf_discovery_declare(hf_discovery *d, const hf_log_property *properties, size_t count) {
+    assert(d && !d->facts && d->now.executions == 0);
+    assert(properties || count == 0);
+    assert(count <= HF_LOG_PROPERTIES_MAX);
+    d->properties = calloc(count ? count : 1, sizeof *d->properties);
+    d->changed_properties = calloc(count ? count : 1, sizeof *d->changed_properties);
+    d->property_changed = calloc(count ? count : 1, 1);
+    if (!d->properties || !d->changed_properties || !d->property_changed) {
+        if (d->fd >= 0) stop_logging(d, "cannot count properties", ENOMEM);
+        return;
+    }
+    d->facts = true;
+    d->property_count = count;
+    char line[LINE_MAX_BYTES];
+    begin_lines(d);
+    append_line(d, line, snprintf(line, sizeof line, "facts %s 1\n", d->instance));
+    for (size_t i = 0; i < count; i++) {
+        const hf_log_property *p = &properties[i];
+        char where[224], file[200], message[LINE_MAX_BYTES];
+        escape_text(file, sizeof file, p->file);
+        snprintf(where, sizeof where, "%s:%d", file, p->line);
+        int head = snprintf(line, sizeof line, "property %s %zu %s %s ", d->instance, i, p->kind, where);
+        assert(head > 0 && head < LINE_MAX_BYTES - 8);
+        escape_text(message, (size_t)(LINE_MAX_BYTES - head - 1), p->message);
+        append_line(d, line, snprintf(line, sizeof line, "property %s %zu %s %s %s\n", d->instance, i,
+                                      p->kind, where, message));
+    }
+    end_lines(d);
+}
+
+/* The held, fault and crash lines due, before a stats line. */
+static void write_facts(hf_discovery *d) {
+    char line[LINE_MAX_BYTES];
+    for (size_t i = 0; i < d->changed_count; i++) {
+        uint32_t index = d->changed_properties[i];
+        const property_counts *p = &d->properties[index];
+        char first[24] = "-";
+        if (p->first_held) snprintf(first, sizeof first, "%llu", (unsigned long long)p->first_held);
+        append_line(d, line, snprintf(line, sizeof line, "held %s %u %llu %llu %llu %s\n", d->instance, index,
+                                      (unsigned long long)p->evaluated, (unsigned long long)p->held,
+                                      (unsigned long long)p->failed, first));
+        d->property_changed[index] = 0;
+    }
+    d->changed_count = 0;
+    for (int k = 0; k < HF_FAULT_KIND_COUNT; k++) {
+        if (!(d->changed_faults & HF_FAULT_BIT(k))) continue;
+        char name[32];
+        word_of(name, sizeof name, hf_fault_name((hf_fault_kind)k));
+        const fault_counts *f = &d->faults[k];
+        append_line(d, line, snprintf(line, sizeof line, "fault %s %s %llu %llu %llu\n", d->instance, name,
+                                      (unsigned long long)f->allowed, (unsigned long long)f->enabled,
+                                      (unsigned long long)f->injected));
+    }
+    d->changed_faults = 0;
+    if (d->crash.pending) append_line(d, d->crash.text, d->crash.len);
+    d->crash.pending = false;
+}
+
+/* The crash line of a failed run, kept for the line written right after. */
+static void note_crash(hf_discovery *d, const hf_run_facts *run) {
+    char outcome[32], property[24] = "-", file[256], message[LINE_MAX_BYTES];
+    word_of(outcome, sizeof outcome, run->outcome && *run->outcome ? run->outcome : "?");
+    if (run->property >= 0) snprintf(property, sizeof property, "%ld", run->property);
+    /* A path cut short would name another file: then none is named. */
+    if (!escape_text(file, sizeof file, run->replay_file)) snprintf(file, sizeof file, "-");
+    assert(run->input_sha1 && strlen(run->input_sha1) == 40);
+    int head = snprintf(d->crash.text, sizeof d->crash.text, "crash %s %llu %s %s %s %s ", d->instance,
+                        (unsigned long long)d->now.executions, outcome, property, run->input_sha1, file);
+    assert(head > 0 && head < LINE_MAX_BYTES - 8);
+    escape_text(message, (size_t)(LINE_MAX_BYTES - head - 1), run->message);
+    d->crash.len = snprintf(d->crash.text + head, sizeof d->crash.text - (size_t)head, "%s\n", message) + head;
+    d->crash.pending = true;
+}
+
+static void count_facts(hf_discovery *d, const hf_run_facts *run) {
+    uint64_t execution = d->now.executions;
+    if (run->properties) {
+        for (size_t i = 0; i < d->property_count; i++) {
+            uint8_t bits = run->properties[i];
+            if (!bits) continue;
+            property_counts *p = &d->properties[i];
+            p->evaluated += (bits & HF_LOG_EVALUATED) != 0;
+            p->held += (bits & HF_LOG_HELD) != 0;
+            p->failed += (bits & HF_LOG_FAILED) != 0;
+            if ((bits & HF_LOG_HELD) && !p->first_held) p->first_held = execution;
+            if (!d->property_changed[i]) {
+                d->property_changed[i] = 1;
+                d->changed_properties[d->changed_count++] = (uint32_t)i;
+            }
+        }
+    }
+    uint32_t touched = run->faults_allowed;
+    for (int k = 0; k < HF_FAULT_KIND_COUNT; k++) {
+        if (!(touched & HF_FAULT_BIT(k)) && !(run->faults_injected && run->faults_injected[k])) continue;
+        fault_counts *f = &d->faults[k];
+        f->allowed += (run->faults_allowed & HF_FAULT_BIT(k)) != 0;
+        f->enabled += (run->faults_enabled & HF_FAULT_BIT(k)) != 0;
+        if (run->faults_injected) f->injected += run->faults_injected[k];
+        d->changed_faults |= HF_FAULT_BIT(k);
+    }
+    if (run->failed) note_crash(d, run);
+}
+
 static void print_status(hf_discovery *d) {
     if (!d->status) return;
     char line[512];
@@ -205,12 +367,15 @@ static void write_line(hf_discovery *d) {
     begin_lines(d);
     char line[LINE_MAX_BYTES];
     for (size_t i = 0; i < d->pending_count; i++) {
-        int len = snprintf(line, sizeof line, "seen %s %016llx %llu\n", d->instance,
+        const char *category = hf_feature_kind_name(d->pending_category[i]);
+        int len = snprintf(line, sizeof line, "seen %s %016llx %llu%s%s\n", d->instance,
                            (unsigned long long)d->pending[i].behaviour,
-                           (unsigned long long)d->pending[i].count);
+                           (unsigned long long)d->pending[i].count, category ? " " : "",
+                           category ? category : "");
         append_line(d, line, len);
     }
     d->pending_count = 0;
+    if (d->facts) write_facts(d);
     int len = snprintf(line, sizeof line,
                        "stats %s %.3f %llu %llu.%09llu %llu %llu %llu %.6e %.3f %llu\n",
                        d->instance, p->wall_s, (unsigned long long)p->executions,
@@ -244,15 +409,26 @@ static void write_line(hf_discovery *d) {
 
 void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t logical_ns,
                          bool failed) {
-    assert(d);
+    assert(!d->facts);   /* a process that declared its facts records them with each run */
+    hf_discovery_record_run(d, &(hf_run_facts){.behaviours = behaviours, .count = count,
+                                               .logical_ns = logical_ns, .failed = failed});
+}
+
+void hf_discovery_record_run(hf_discovery *d, const hf_run_facts *run) {
+    assert(d && run);
+    const uint64_t *behaviours = run->behaviours;
+    size_t count = run->count;
+    bool failed = run->failed;
     assert(behaviours || count == 0);
     assert(count <= PENDING_MAX);
-    /* A run adds at most one sighting per behaviour (they are distinct). */
-    if (d->pending_count + count > PENDING_MAX) write_line(d);
+    /* A run adds at most one sighting per behaviour (they are distinct);
+     * a crash line waiting means the line after a failure was not written. */
+    if (d->pending_count + count > PENDING_MAX || (d->crash.pending && failed)) write_line(d);
     hf_progress *p = &d->now;
     p->executions++;
-    p->logical_ns += logical_ns;
+    p->logical_ns += run->logical_ns;
     if (failed) p->crashes++;
+    if (d->facts) count_facts(d, run);
     for (size_t i = 0; i < count; i++) {
         uint64_t seen = hf_species_add(&d->species, behaviours[i]);
         if (seen == 0) {
@@ -260,7 +436,10 @@ void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t cou
             if (d->fd >= 0) stop_logging(d, "cannot count behaviours", ENOMEM);
             return;
         }
-        if (seen <= 3) d->pending[d->pending_count++] = (sighting){behaviours[i], seen};
+        if (seen <= 3) {
+            d->pending_category[d->pending_count] = run->categories ? run->categories[i] : 0;
+            d->pending[d->pending_count++] = (sighting){behaviours[i], seen};
+        }
     }
     p->behaviours = d->species.distinct;
     p->f1 = d->species.f1;
@@ -273,7 +452,7 @@ void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t cou
 
 void hf_discovery_flush(hf_discovery *d) {
     assert(d);
-    if (d->now.executions != d->line_executions || d->pending_count) write_line(d);
+    if (d->now.executions != d->line_executions || d->pending_count || d->crash.pending) write_line(d);
 }
 
 void hf_discovery_close(hf_discovery *d) {

@@ -29,7 +29,47 @@
  *   GOOD_TURING  F1/EXECUTIONS (%.6e);  CHAO1  the Chao1 estimate (%.3f)
  *   CRASHES      failed runs so far
  *
- * The seen lines a stats line accounts for come before it.  A line is
+ * A process that logs what a report needs (`heisenfuzz report`) also writes,
+ * in lines older logs lack (their readers show those facts as unknown):
+ *
+ *   facts INSTANCE 1
+ *   property INSTANCE INDEX KIND FILE:LINE MESSAGE
+ *   held INSTANCE INDEX EVALUATED HELD FAILED FIRST_HELD
+ *   fault INSTANCE KIND ALLOWED ENABLED INJECTED
+ *   crash INSTANCE EXECUTION OUTCOME PROPERTY INPUT_SHA1 FILE MESSAGE
+ *   seen INSTANCE BEHAVIOUR COUNT CATEGORY
+ *
+ *   facts        right after the start line: this process writes the lines
+ *                below, so a fact it has no line for is a zero, not unknown
+ *   property     once per property compiled into the fuzzer, right after
+ *                facts: INDEX 0, 1, ... in catalogue order; KIND always,
+ *                always_or_unreachable, sometimes, reachable, unreachable
+ *                or eventually; MESSAGE escaped (below), cut to fit a line
+ *   held         a property's counts so far in this process, when they
+ *                changed: runs that EVALUATED it, runs in which it HELD at
+ *                least once, runs in which it FAILED (was false) at least
+ *                once; FIRST_HELD the execution (of this process, from 1)
+ *                that first held it, or - for none yet
+ *   fault        a fault kind's counts so far, when they changed: runs
+ *                whose options ALLOWED it, runs whose fault profile ENABLED
+ *                it, faults of the kind INJECTED in all runs; KIND the
+ *                fault's name with '_' for spaces (drop, torn_write, ...)
+ *   crash        a failed run: its EXECUTION (of this process), OUTCOME
+ *                (property, deadlock, step_budget, ...), the failing
+ *                PROPERTY's index or -, the SHA-1 of the input (libFuzzer
+ *                names the crash file it writes crash-SHA1), FILE where the
+ *                engine writes the input (libFuzzer: its artifact prefix +
+ *                crash-SHA1) or - when the engine does not say, MESSAGE
+ *                escaped
+ *   CATEGORY     on seen lines: the behaviour's kind (behaviour.h):
+ *                interleaving, state, property, message or fault
+ *
+ * Escaped text has every byte below '!' or above '~', and '%', written as
+ * %XX (two upper-case hex digits); an empty text is written as - (and a
+ * text "-" as %2D).
+ *
+ * The seen, held, fault and crash lines a stats line accounts for come
+ * before it.  A line is
  * written when executions grew by a sixteenth, when a period of wall time
  * passed (1 s, growing to 60 s with the campaign's age), when a run failed
  * (before the harness aborts) and at exit.  Lines are appended (O_APPEND,
@@ -44,6 +84,7 @@
 #define HF_DISCOVERY_H
 
 #include "estimate.h"
+#include "sim.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,6 +111,49 @@ hf_discovery *hf_discovery_open(const char *path, const char *target, const char
  * table of behaviours grows. */
 void hf_discovery_record(hf_discovery *d, const uint64_t *behaviours, size_t count, uint64_t logical_ns,
                          bool failed);
+
+/* What a report needs of a run besides its behaviours (the facts lines
+ * above), gathered by the harness from the runtime. */
+enum {
+    HF_LOG_PROPERTIES_MAX = 4096,   /* properties a log accounts for */
+    HF_LOG_EVALUATED = 1,           /* bits of hf_run_facts.properties */
+    HF_LOG_HELD = 2,
+    HF_LOG_FAILED = 4,
+};
+
+typedef struct hf_log_property {
+    const char *kind;        /* "always", "sometimes", ... (hf_prop_kind_name) */
+    const char *file;
+    int line;
+    const char *message;
+} hf_log_property;
+
+typedef struct hf_run_facts {
+    const uint64_t *behaviours;      /* its distinct behaviours (at most 4096) */
+    const uint8_t *categories;       /* each one's hf_feature_kind, or NULL: unknown */
+    size_t count;
+    uint64_t logical_ns;             /* logical time the run simulated */
+    const uint8_t *properties;       /* per declared property, HF_LOG_* bits; NULL: none evaluated */
+    uint32_t faults_allowed;         /* fault kinds (HF_FAULT_BIT mask) the options allowed */
+    uint32_t faults_enabled;         /* those the run's profile enabled */
+    const uint64_t *faults_injected; /* HF_FAULT_KIND_COUNT counts, or NULL: none */
+    bool failed;
+    /* For a failed run: */
+    const char *outcome;             /* hf_outcome_name */
+    const char *message;             /* the verdict's reason */
+    long property;                   /* the failing property's index, or -1 */
+    const char *input_sha1;          /* 40 hex digits */
+    const char *replay_file;         /* where the engine writes the input, or NULL */
+} hf_run_facts;
+
+/* Declares the properties compiled into the fuzzer (at most
+ * HF_LOG_PROPERTIES_MAX) and writes the facts and property lines: once,
+ * right after opening, before the first run is recorded.  Without it a
+ * process logs as before (no facts lines). */
+void hf_discovery_declare(hf_discovery *d, const hf_log_property *properties, size_t count);
+
+/* hf_discovery_record with the run's facts; after hf_discovery_declare. */
+void hf_discovery_record_run(hf_discovery *d, const hf_run_facts *run);
 
 /* Writes a line now, when anything happened since the last one. */
 void hf_discovery_flush(hf_discovery *d);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 uint8_t *hf_read_file(const char *path, size_t *size, char *error, size_t error_size) {
@@ -59,7 +60,11 @@ int hf_write_file(const char *path, const void *data, size_t size, char *error, 
         p += n;
         left -= (size_t)n;
     }
-    int ok = left == 0 && fsync(fd) == 0;
+    /* mkstemp makes the file 0600; the result is an ordinary output file,
+     * so it gets what open(..., 0666) would: 0666 less the umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    int ok = left == 0 && fchmod(fd, 0666 & ~mask) == 0 && fsync(fd) == 0;
     int saved = errno;   /* from write or fsync, whichever failed */
     if (close(fd) != 0 && ok) { ok = 0; saved = errno; }
     if (ok && rename(tmp, path) != 0) { ok = 0; saved = errno; }

@@ -34,10 +34,14 @@
  * the engine.
  */
 #define _GNU_SOURCE   /* program_invocation_name, sigaction */
+#include "behaviour.h"
 #include "discovery.h"
 #include "feedback.h"
 #include "mutate.h"
+#include "prop.h"
 #include "run.h"
+#include "sha1.h"
+#include "sim.h"
 #include "targets.h"
 #include "tool.h"
 
@@ -69,8 +73,20 @@ static const hf_target *fuzz_target(void) {
  * a pthread program's fuzzer does (fuzz/pthread_driver.c). */
 const hf_target *hf_fuzzer_start(int *argc, char ***argv) __attribute__((weak));
 
+/* Where libFuzzer writes a crashing input: -exact_artifact_path=, or
+ * -artifact_prefix= followed by crash-SHA1; NULL when not libFuzzer. */
+static const char *artifact_exact, *artifact_prefix;
+
+static void note_artifact_flags(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "-exact_artifact_path=", 21)) artifact_exact = argv[i] + 21;
+        else if (!strncmp(argv[i], "-artifact_prefix=", 17)) artifact_prefix = argv[i] + 17;
+    }
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (getenv("HEISENFUZZ_TOOL")) exit(hf_tool_main_in_fuzzer(*argc, *argv));
+    note_artifact_flags(*argc, *argv);
     if (hf_fuzzer_start) target = hf_fuzzer_start(argc, argv);
     fuzz_target();
     return 0;
@@ -156,11 +172,98 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
 }
 #endif
 
+/* ---- What the discovery log's report needs (discovery.h: facts) ---------- */
+
+/* The catalogue's counts before the run, to tell what this run did to each
+ * property (the mutator's own runs between two of ours count too). */
+static uint64_t *reached_before, *held_before;
+static uint8_t *property_bits;
+static size_t property_count;
+
+static hf_discovery *open_log(const hf_target *t) {
+    static bool declared;
+    hf_discovery *log = hf_discovery_from_env(t->name, hf_feedback_engine());
+    if (!log || declared) return log;
+    declared = true;
+    size_t n = hf_prop_count();
+    if (n > HF_LOG_PROPERTIES_MAX) n = HF_LOG_PROPERTIES_MAX;
+    hf_log_property *props = calloc(n ? n : 1, sizeof *props);
+    reached_before = calloc(n ? n : 1, sizeof *reached_before);
+    held_before = calloc(n ? n : 1, sizeof *held_before);
+    property_bits = calloc(n ? n : 1, 1);
+    if (!props || !reached_before || !held_before || !property_bits) {
+        fprintf(stderr, "heisenfuzz: out of memory declaring properties to the discovery log\n");
+        _exit(2);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const hf_prop *p = hf_prop_at(i);
+        props[i] = (hf_log_property){hf_prop_kind_name(p->kind), p->file, p->line, p->message};
+    }
+    property_count = n;
+    hf_discovery_declare(log, props, n);
+    free(props);
+    return log;
+}
+
+static void note_properties_before(void) {
+    for (size_t i = 0; i < property_count; i++) {
+        const hf_prop *p = hf_prop_at(i);
+        reached_before[i] = p->reached;
+        held_before[i] = p->held;
+    }
+}
+
+/* Per property, what the run did to it; false when it touched none. */
+static bool properties_of_run(void) {
+    bool any = false;
+    for (size_t i = 0; i < property_count; i++) {
+        const hf_prop *p = hf_prop_at(i);
+        uint64_t reached = p->reached - reached_before[i], held = p->held - held_before[i];
+        property_bits[i] = (uint8_t)((reached ? HF_LOG_EVALUATED : 0) | (held ? HF_LOG_HELD : 0) |
+                                     (held < reached ? HF_LOG_FAILED : 0));
+        any |= reached != 0;
+    }
+    return any;
+}
+
+static long property_index(const hf_prop *failing) {
+    for (size_t i = 0; failing && i < property_count; i++)
+        if (hf_prop_at(i) == failing) return (long)i;
+    return -1;
+}
+
+static void record_run(hf_discovery *log, const hf_features *features, const hf_result *r, const uint8_t *data,
+                       size_t size) {
+    const hf_sim_stats *world = hf_sim_stats_of_run();
+    hf_run_facts facts = {
+        .behaviours = features->list, .categories = features->kind, .count = features->count,
+        .logical_ns = r->time_ns, .properties = properties_of_run() ? property_bits : NULL,
+        .faults_allowed = world->allowed, .faults_enabled = world->profile,
+        .faults_injected = world->faults, .failed = r->outcome != HF_OK,
+    };
+    char sha1[41], replay[4096];
+    if (facts.failed) {
+        hf_sha1_hex(data, size, sha1);
+        facts.outcome = hf_outcome_name(r->outcome);
+        facts.message = r->message;
+        facts.property = property_index(r->property);
+        facts.input_sha1 = sha1;
+        if (artifact_exact) facts.replay_file = artifact_exact;
+        else if (strcmp(hf_feedback_engine(), "libFuzzer") == 0) {
+            snprintf(replay, sizeof replay, "%scrash-%s", artifact_prefix ? artifact_prefix : "", sha1);
+            facts.replay_file = replay;
+        }
+    }
+    hf_discovery_record_run(log, &facts);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int print_hashes = -1;
     hook_interrupt();
     if (print_hashes < 0) print_hashes = getenv("HEISENFUZZ_TRACE_HASH") != NULL;
     const hf_target *t = fuzz_target();
+    hf_discovery *log = open_log(t);
+    if (log) note_properties_before();
     hf_result r;
 #if DECISION_MUTATOR
     start_mutator();
@@ -171,9 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #endif
     const hf_features *features = hf_last_features();
     hf_feedback_run(features);
-    hf_discovery *log = hf_discovery_from_env(t->name, hf_feedback_engine());
-    if (log)
-        hf_discovery_record(log, features->list, features->count, r.time_ns, r.outcome != HF_OK);
+    if (log) record_run(log, features, &r, data, size);
     if (print_hashes && r.outcome == HF_OK)
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
     if (r.outcome != HF_OK) {

@@ -116,6 +116,12 @@ static const struct command {
     {"chart", "chart [-o FILE.svg] [--x logical|executions|wall] [--skip-bad] LOG...",
      "draw discovery logs (HEISENFUZZ_LOG, fuzz --log) as an SVG: behaviours, Good-Turing, the plateau, crashes",
      hf_cmd_chart},
+    {"report", "report [-o FILE.html] [--skip-bad] LOG...",
+     "what a campaign never exercised, as one self-contained HTML page (default report.html): the\n"
+     "      discovery chart and plateau, the target's properties (sometimes/reachable never held and\n"
+     "      assertions never evaluated first), fault kinds never injected, behaviours by category\n"
+     "      over time, the crashes and the files that replay them",
+     hf_cmd_report},
     {"build-pthread", "build-pthread PROG.c... [-o PATH] [--afl] [-v] [-- CFLAGS]",
      "build an unmodified pthread program with a main into a fuzzer of its schedules at PATH\n"
      "      (default PROG_fuzzer): threads run as tasks, every shared memory access and pthread call is a\n"

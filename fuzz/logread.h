@@ -15,9 +15,48 @@
 #define HF_LOGREAD_H
 
 #include "estimate.h"
+#include "sim.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* What the facts lines of a campaign say (discovery.h), merged.  A log
+ * without them (an older one) leaves these unknown, not zero. */
+enum { HF_CATEGORIES = 6 };          /* 0: unknown, then hf_feature_kind 1..5 */
+
+typedef struct hf_log_prop {         /* one property, merged by kind, file, line and message */
+    char kind[24];
+    char file[512];                  /* any field fits: a line is below 512 bytes */
+    int line;
+    char message[512];
+    uint64_t evaluated, held, failed;    /* runs, summed over the processes */
+    uint64_t first_held;             /* campaign execution that first held it; 0 = never */
+} hf_log_prop;
+
+typedef struct hf_log_fault {        /* one fault kind, summed over the processes */
+    uint64_t allowed, enabled, injected;
+} hf_log_fault;
+
+typedef struct hf_log_crash {
+    uint64_t execution;              /* of the campaign (approximate for several processes) */
+    double wall_s;                   /* of the stats line that followed it */
+    char outcome[32];
+    long property;                   /* index into props, or -1 */
+    char sha1[41];
+    char file[512];                  /* where the engine wrote the input; "" unknown */
+    char message[512];
+} hf_log_crash;
+
+typedef struct hf_campaign_facts {
+    size_t processes;                /* with a facts line; the rest are unknown */
+    hf_log_prop *props;
+    size_t prop_count;
+    hf_log_fault faults[HF_FAULT_KIND_COUNT];
+    hf_log_crash *crashes;
+    size_t crash_count;
+    uint64_t (*categories)[HF_CATEGORIES];   /* per point: distinct behaviours by category */
+} hf_campaign_facts;
 
 typedef struct hf_campaign {
     char target[64];
@@ -27,6 +66,7 @@ typedef struct hf_campaign {
     size_t count;
     size_t skipped;          /* bad lines skipped */
     char first_skipped[512]; /* the error the first one would have raised */
+    hf_campaign_facts facts; /* for `heisenfuzz report` */
 } hf_campaign;
 
 /* Reads and merges the logs in `paths`.  Returns 0, or -1 with a one-line

@@ -58,6 +58,7 @@ int hf_cmd_explore(int argc, char **argv);
 int hf_cmd_fuzz(int argc, char **argv);
 int hf_cmd_minimize(int argc, char **argv);
 int hf_cmd_chart(int argc, char **argv);
+int hf_cmd_report(int argc, char **argv);
 int hf_cmd_build_pthread(int argc, char **argv);
 
 #endif

@@ -27,6 +27,17 @@ void hf_features_reset(hf_features *f) {
     f->state_count = 0;
 }
 
+const char *hf_feature_kind_name(int kind) {
+    switch (kind) {
+    case HF_FEAT_INTERLEAVING: return "interleaving";
+    case HF_FEAT_STATE: return "state";
+    case HF_FEAT_PROPERTY: return "property";
+    case HF_FEAT_MESSAGE: return "message";
+    case HF_FEAT_FAULT: return "fault";
+    }
+    return NULL;
+}
+
 void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b) {
     uint64_t h = hf_mix64(hf_mix64(((uint64_t)kind << 56) ^ a) ^ b);
     if (h == 0) h = 1;
@@ -38,7 +49,7 @@ void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t 
     }
     f->slot[at] = h;
     f->first_decision[f->count] = hf_w.decider.index;   /* where a search can resume from it */
-    f->kind[f->count] = (uint8_t)kind;
+    f->kind[f->count] = (uint8_t)kind;   /* the hash hides it; reports count behaviours by kind, the aim seeks states */
     f->list[f->count++] = h;
 }
 

@@ -31,11 +31,11 @@ typedef struct hf_features {
     uint64_t slot[2 * HF_FEATURES_MAX];   /* open addressing; 0 = empty */
     uint64_t list[HF_FEATURES_MAX];       /* the features, in first-seen order */
     uint64_t first_decision[HF_FEATURES_MAX];   /* decisions taken when each was first seen */
-    uint8_t kind[HF_FEATURES_MAX];        /* each one's hf_feature_kind */
     uint32_t count;
     int state_count;                      /* hf_state: last value of each variable */
     uint64_t state_key[HF_STATES_MAX];
     int64_t state_value[HF_STATES_MAX];
+    uint8_t kind[HF_FEATURES_MAX];        /* each feature's hf_feature_kind, in list order */
 } hf_features;
 
 typedef enum hf_feature_kind {
@@ -47,6 +47,10 @@ typedef enum hf_feature_kind {
 } hf_feature_kind;
 
 void hf_features_reset(hf_features *f);
+/* "interleaving", "state", "property", "message", "fault"; NULL for a
+ * value that is not a kind. */
+const char *hf_feature_kind_name(int kind);
+
 /* Adds one feature, made of its kind and two numbers. */
 void hf_features_add(hf_features *f, hf_feature_kind kind, uint64_t a, uint64_t b);
 

@@ -34,6 +34,8 @@ static void choose_profile(hf_sim *s) {
                                  used ? ", " : "", hf_fault_name((hf_fault_kind)k));
     }
     if (s->profile) sim_note(true, "faults this run allows: %s", words);
+    s->stats.allowed = s->o.faults;
+    s->stats.profile = s->profile;
 }
 
 /* The time of the next world fault, or SIM_NEVER (the default). */

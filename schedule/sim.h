@@ -298,6 +298,8 @@ typedef struct hf_sim_stats {
     uint64_t dup_delivered, dup_dropped, dup_in_flight;
     uint64_t faults[HF_FAULT_KIND_COUNT];   /* faults that happened, by kind */
     uint64_t crashes, restarts;   /* of nodes, whoever caused them */
+    uint32_t allowed;             /* fault kinds the options allowed (HF_FAULT_BIT mask) */
+    uint32_t profile;             /* fault kinds the run's profile enabled, a subset of allowed */
 } hf_sim_stats;
 
 /* The counters of the current run, or of the last one once it is over (all

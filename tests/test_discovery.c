@@ -7,11 +7,13 @@
  * execution costs.
  */
 #define _DEFAULT_SOURCE   /* mkdtemp, usleep */
+#include "behaviour.h"
 #include "check.h"
 #include "discovery.h"
 #include "files.h"
 #include "hf.h"
 #include "logread.h"
+#include "sha1.h"
 #include "species.h"
 #include "status.h"
 
@@ -295,6 +297,97 @@ static void test_merge(void) {
     check_merged("one shared file", shared, NULL);
 }
 
+/* ---- Facts: properties, faults, crashes, categories ------------------------- */
+
+static void test_sha1(void) {
+    static const struct { const char *text, *hex; } vectors[] = {
+        {"", "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+        {"abc", "a9993e364706816aba3e25717850c26c9cd0d89d"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"},
+    };
+    for (size_t i = 0; i < sizeof vectors / sizeof *vectors; i++) {
+        char hex[41];
+        hf_sha1_hex((const uint8_t *)vectors[i].text, strlen(vectors[i].text), hex);
+        CHECK(!strcmp(hex, vectors[i].hex), "SHA-1 of a %zu-byte text is FIPS 180's (%s)", strlen(vectors[i].text),
+              hex);
+    }
+}
+
+/* Two processes on one file declare the same two properties; the merged
+ * counts are their sums, first held and the crash placed in the
+ * campaign's executions, an escaped message read back as written. */
+static void test_facts(void) {
+    static const hf_log_property props[] = {
+        {"always", "targets/t/t.c", 10, "the total is right"},
+        {"sometimes", "targets/t/t.c", 20, "50% of runs: a retry"},
+    };
+    static const uint64_t b1[] = {7, 8}, b2[] = {9};
+    static const uint8_t k1[] = {HF_FEAT_INTERLEAVING, HF_FEAT_FAULT}, k2[] = {HF_FEAT_STATE};
+    const char *path = temp_path("facts.log");
+    hf_discovery *d = open_log(path), *e = open_log(path);
+    if (!d || !e) return;
+    hf_discovery_declare(d, props, 2);
+    hf_discovery_declare(e, props, 2);
+    uint64_t injected[HF_FAULT_KIND_COUNT] = {0};
+    injected[HF_FAULT_MSG_DROP] = 3;
+    uint8_t run1[] = {HF_LOG_EVALUATED | HF_LOG_HELD, HF_LOG_EVALUATED | HF_LOG_FAILED};
+    hf_discovery_record_run(d, &(hf_run_facts){
+        .behaviours = b1, .categories = k1, .count = 2, .logical_ns = HF_SEC, .properties = run1,
+        .faults_allowed = HF_FAULT_BIT(HF_FAULT_MSG_DROP) | HF_FAULT_BIT(HF_FAULT_CRASH),
+        .faults_enabled = HF_FAULT_BIT(HF_FAULT_MSG_DROP), .faults_injected = injected});
+    uint8_t run2[] = {HF_LOG_EVALUATED | HF_LOG_HELD, HF_LOG_EVALUATED | HF_LOG_HELD};
+    hf_discovery_record_run(d, &(hf_run_facts){.behaviours = b2, .categories = k2, .count = 1,
+                                               .logical_ns = HF_SEC, .properties = run2});
+    hf_discovery_close(d);
+    char sha1[41];
+    hf_sha1_hex((const uint8_t *)"xyz", 3, sha1);
+    uint8_t run3[] = {HF_LOG_EVALUATED | HF_LOG_FAILED, 0};
+    hf_discovery_record_run(e, &(hf_run_facts){
+        .behaviours = b1, .categories = k1, .count = 1, .logical_ns = HF_SEC, .properties = run3,
+        .failed = true, .outcome = "property", .message = "the total is right", .property = 0,
+        .input_sha1 = sha1, .replay_file = "out dir/crash-x"});
+    hf_discovery_close(e);
+
+    hf_campaign c;
+    char error[512];
+    int rc = read_logs(&c, path, NULL, false, error);
+    CHECK(rc == 0, "a log with facts lines of two processes reads back (%s)", rc ? error : "");
+    if (rc) return;
+    const hf_campaign_facts *f = &c.facts;
+    CHECK(f->processes == 2 && f->prop_count == 2, "two processes with facts, two properties merged (%zu, %zu)",
+          f->processes, f->prop_count);
+    if (f->prop_count == 2) {
+        const hf_log_prop *a = &f->props[0], *s = &f->props[1];
+        CHECK(a->evaluated == 3 && a->held == 2 && a->failed == 1 && a->first_held == 1,
+              "the always: 3 runs evaluated, 2 held, 1 failed, first held at 1 (%llu, %llu, %llu, %llu)",
+              (unsigned long long)a->evaluated, (unsigned long long)a->held, (unsigned long long)a->failed,
+              (unsigned long long)a->first_held);
+        CHECK(s->evaluated == 2 && s->held == 1 && s->failed == 1 && s->first_held == 2 &&
+                  !strcmp(s->message, props[1].message) && !strcmp(s->kind, "sometimes") && s->line == 20,
+              "the sometimes: 2, 1, 1, first held at execution 2, its message read back as written ('%s')",
+              s->message);
+    }
+    const hf_log_fault *drop = &f->faults[HF_FAULT_MSG_DROP], *crash = &f->faults[HF_FAULT_CRASH];
+    CHECK(drop->allowed == 1 && drop->enabled == 1 && drop->injected == 3 && crash->allowed == 1 &&
+              crash->enabled == 0 && crash->injected == 0 && f->faults[HF_FAULT_CLOG].allowed == 0,
+          "faults: drop allowed 1, enabled 1, injected 3; crash allowed 1, never enabled");
+    CHECK(f->crash_count == 1 && f->crashes[0].execution == 3 && f->crashes[0].property == 0 &&
+              !strcmp(f->crashes[0].sha1, sha1) && !strcmp(f->crashes[0].file, "out dir/crash-x") &&
+              !strcmp(f->crashes[0].outcome, "property"),
+          "the crash: the campaign's execution 3, the always, the input's SHA-1, the file with its space");
+    const uint64_t *last = f->categories[c.count - 1];
+    CHECK(last[HF_FEAT_INTERLEAVING] == 1 && last[HF_FEAT_FAULT] == 1 && last[HF_FEAT_STATE] == 1 && last[0] == 0,
+          "categories: behaviours 7 (interleaving), 8 (fault), 9 (state), none unknown");
+    hf_campaign_free(&c);
+
+    /* An older log has no facts: nothing is known, not zero. */
+    rc = read_logs(&c, temp_path("one.log"), NULL, false, error);
+    CHECK(rc == 0 && c.facts.processes == 0 && c.facts.prop_count == 0 &&
+              c.facts.categories[c.count - 1][0] == c.points[c.count - 1].behaviours,
+          "a log without facts lines: no process with facts, every behaviour's category unknown");
+    if (rc == 0) hf_campaign_free(&c);
+}
+
 /* ---- Bad lines ------------------------------------------------------------- */
 
 static const char good_log[] =
@@ -484,6 +577,8 @@ int main(void) {
     test_round_trip();
     test_merge();
     test_incidence();
+    test_sha1();
+    test_facts();
     test_bad_lines();
     test_kill();
     test_cost();

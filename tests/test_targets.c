@@ -112,9 +112,9 @@ static const incident incidents[] = {
      {0x00, 0x0d, 0x3f, 0x80, 0x58}, 5, 0.005, 1},
     {"lease_lock", "targets/lease_lock/", "lease_lock_buggy",
      "at most one client believes it holds the lock at any logical instant",
-     "decision 2: the fault profile allows clock skew; decision 4: client1's clock is 8 ms behind; "
-     "decision 15: client1 works 80 ms under its first 50 ms lease",
-     {0x02, 0x01, 0xe0, 0x2e, 0x0a, 0x6f, 0x11, 0x01}, 8, 0.005, 1},
+     "decision 3: the fault profile allows clock skew; decision 5: client1's clock is 8 ms behind; "
+     "decision 16: client1 works 80 ms under its first 50 ms lease",
+     {0x03, 0x01, 0xe0, 0x2e, 0x0a, 0x6f, 0x11, 0x01}, 8, 0.005, 1},
     {"diskless_agent", "targets/diskless_agent/", "diskless_agent_buggy",
      "every acknowledged record is readable through metadata and object store, exactly once",
      "decision 2: the fault profile allows store errors; decision 60: the first PUT fails; "

@@ -1,0 +1,21 @@
+/*
+ * chart.h — the discovery chart (`heisenfuzz chart`) as a function, so
+ * that other pages (`heisenfuzz report`) draw the same picture.
+ */
+#ifndef HF_CHART_H
+#define HF_CHART_H
+
+#include "logread.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef enum hf_chart_axis { HF_CHART_LOGICAL, HF_CHART_EXECUTIONS, HF_CHART_WALL } hf_chart_axis;
+
+/* Writes the chart of `c` (at least one point) as one SVG to `out`: with
+ * `in_html`, the <svg> element alone, to go inside an HTML page.  A
+ * campaign that simulated no logical time is drawn against executions.
+ * Returns 0, or -1 when memory or the write failed. */
+int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis axis, bool in_html);
+
+#endif
