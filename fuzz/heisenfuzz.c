@@ -102,8 +102,11 @@ static const struct command {
      "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
      "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
      hf_cmd_minimize},
-    {"explore", "explore TARGET [--strategy random|swarm|pct|generators|bytes] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
-     "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
+    {"explore", "explore TARGET [--strategy random|swarm|pct|generators|bytes|dfs] [--runs N] [--seed S] [--depth D] [--max-len L] [--bound K] [--bound-kind deviations|preemptions] [--values N] [--until-fail] [--hashes] [-o DIR]",
+     "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed.  "
+     "--strategy dfs enumerates every run with at most K (default 2) deviations from the default, or preemptions, depth-first, "
+     "wide decisions (times, 64-bit values) at up to N (default 8) values each: default, lo, hi, log-spaced; it prints the distinct "
+     "behaviour features seen and whether that bounded space was exhausted, running until it is unless --runs caps it",
      hf_cmd_explore},
     {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [--only S,...] [TARGET...] | bench --species [--runs N] [TARGET...]",
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
