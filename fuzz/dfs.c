@@ -160,7 +160,10 @@ static void backtrack(hf_dfs *d) {
     for (size_t i = d->length; i-- > 0;) {
         hf_dfs_node *n = &d->path[i];
         for (uint32_t next = n->chosen + 1; next < n->options; next++) {
-            if (n->spent_before + cost(d, n, next) > d->bound) continue;
+            if (n->spent_before + cost(d, n, next) > d->bound) {
+                d->pruned = true;
+                continue;
+            }
             n->chosen = next;
             d->length = d->prefix = i + 1;
             return;

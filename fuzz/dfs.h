@@ -70,6 +70,7 @@ typedef struct hf_dfs {
     uint64_t runs;
     size_t deepest;          /* the most decisions a run took */
     bool exhausted;          /* no run within the bound is left */
+    bool pruned;             /* the bound left an option out: the whole tree is larger */
     bool diverged;           /* a replayed decision differed: the target is not deterministic */
     bool out_of_memory;
 } hf_dfs;

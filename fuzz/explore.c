@@ -7,6 +7,7 @@
  * enumerates every run within a bound (dfs.h) and says whether it made them
  * all: the ground truth of what is reachable.
  */
+#include "behaviour.h"
 #include "dfs.h"
 #include "files.h"
 #include "run.h"
@@ -233,7 +234,8 @@ int hf_cmd_explore(int argc, char **argv) {
         /* Stopped at the first failure, or capped by --runs, it has not
          * seen everything. */
         printf("exhausted: %s", dfs.exhausted ? "yes" : "no");
-        if (dfs.exhausted) printf(" (every run within the bound, wide decisions at up to %u values each)", o.values);
+        if (dfs.exhausted && dfs.pruned) printf(" (every run within the bound, wide decisions at up to %u values each)", o.values);
+        if (dfs.exhausted && !dfs.pruned) printf(" (the whole tree: the bound left nothing out; wide decisions at up to %u values each)", o.values);
         printf("\n");
     }
     printf("logical time: %.6f h\nwall time: %.2f s (%.0f runs/s)\n", (double)logical_ns / HF_SEC / 3600, elapsed,

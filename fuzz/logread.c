@@ -344,10 +344,15 @@ static int by_time(const void *a, const void *b) {
 static int merge(reader *r) {
     hf_campaign *c = r->c;
     c->points = calloc(r->nrecs, sizeof *c->points);
+    size_t sightings = 0;
+    for (size_t i = 0; i < r->nprocs; i++) sightings += r->procs[i].seen_count;
+    c->behaviour_ids = malloc((sightings ? sightings : 1) * sizeof *c->behaviour_ids);
     hf_species merged;
-    if (!c->points || !hf_species_init(&merged)) {
+    if (!c->points || !c->behaviour_ids || !hf_species_init(&merged)) {
         free(c->points);
+        free(c->behaviour_ids);
         c->points = NULL;
+        c->behaviour_ids = NULL;
         snprintf(r->error, sizeof r->error, "out of memory merging the logs");
         return -1;
     }
@@ -362,11 +367,13 @@ static int merge(reader *r) {
         const record *rec = &r->recs[i];
         process *p = &r->procs[rec->process];
         for (; p->seen_merged < rec->seen_mark; p->seen_merged++) {
+            uint64_t before = merged.distinct;
             if (!hf_species_add(&merged, p->seen[p->seen_merged])) {
                 hf_species_free(&merged);
                 snprintf(r->error, sizeof r->error, "out of memory merging the logs");
                 return -1;
             }
+            if (merged.distinct > before) c->behaviour_ids[before] = p->seen[p->seen_merged];
         }
         total.executions += rec->p.executions - p->last.executions;
         total.logical_ns += rec->p.logical_ns - p->last.logical_ns;
@@ -410,5 +417,7 @@ int hf_campaign_read(hf_campaign *c, const char *const *paths, size_t npaths, bo
 void hf_campaign_free(hf_campaign *c) {
     free(c->points);
     c->points = NULL;
+    free(c->behaviour_ids);
+    c->behaviour_ids = NULL;
     c->count = 0;
 }

@@ -53,6 +53,8 @@ enum { MAX_RUNS = 64 };
 
 /* Runs the enumeration to the end; returns the runs, and whether every run
  * had a trace of its own and its encoded input replayed it. */
+static bool last_pruned;   /* whether the last enumeration's bound left an option out */
+
 static uint64_t enumerate(const hf_target *t, hf_dfs_bound_kind kind, uint32_t bound, bool *distinct,
                           bool *replays) {
     hf_dfs d;
@@ -72,6 +74,7 @@ static uint64_t enumerate(const hf_target *t, hf_dfs_bound_kind kind, uint32_t b
         *replays &= len <= sizeof input && again.trace_hash == r.trace_hash;
     }
     bool clean = d.exhausted && !d.diverged && !d.out_of_memory;
+    last_pruned = d.pruned;
     hf_dfs_free(&d);
     return clean ? runs : 0;
 }
@@ -88,6 +91,9 @@ int main(void) {
         CHECK(runs == by_deviations[k], "bound %u deviations: %llu runs, as counted by hand (%llu)", k,
               (unsigned long long)runs, (unsigned long long)by_deviations[k]);
         CHECK(distinct && replays, "bound %u deviations: every run a different schedule, replayed by its input", k);
+        /* The costliest run takes 5 deviations: from bound 5 on nothing is left out. */
+        CHECK(last_pruned == (k < 5), "bound %u deviations: %s", k,
+              k < 5 ? "the bound left runs out" : "the whole tree, nothing left out");
     }
     static const uint64_t by_preemptions[] = {2, 6, 14, 18, 20, 20};
     for (uint32_t k = 0; k < sizeof by_preemptions / sizeof *by_preemptions; k++) {
