@@ -19,9 +19,8 @@
  *      Features a campaign found outside the ground truth are counted: any
  *      such feature means the truth was not exhaustive.
  *
- * A pthread program's fuzzer (a TARGET with a '/') runs this command
- * itself, as every command on such a target (tool.h); its campaigns are
- * runs of that same binary.
+ * A pthread program's fuzzer runs this itself (PROG_fuzzer --bench-plateau,
+ * pthread_driver.c); its campaigns are runs of that same binary.
  */
 #define _DEFAULT_SOURCE   /* mkdtemp, readlink */
 #include "behaviour.h"
@@ -189,6 +188,14 @@ static campaign_result run_campaign(const char *fuzzer, const char *target_env, 
     return c;
 }
 
+/* Whether `t` is in the registry, rather than a fuzzer's own program
+ * (a pthread program's, known only to the fuzzer that holds it). */
+static bool registered(const hf_target *t) {
+    for (const hf_target *const *r = hf_target_list(); *r; r++)
+        if (*r == t) return true;
+    return false;
+}
+
 /* ---- Per target ------------------------------------------------------------ */
 
 static int cmp_u64(const void *a, const void *b) {
@@ -204,8 +211,9 @@ static int plateau_target(const hf_target *t, const plateau_options *o, const ch
         return 2;
     }
     uint64_t total = tr.features.distinct;
-    printf("%s: ground truth %" PRIu64 " features (bound %u deviations, %" PRIu64 " runs; ", t->name, total,
-           tr.bound, tr.runs);
+    const char *base = strrchr(fuzzer, '/');
+    printf("%s (%s): ground truth %" PRIu64 " features (bound %u deviations, %" PRIu64 " runs; ", t->name,
+           base ? base + 1 : fuzzer, total, tr.bound, tr.runs);
     if (tr.whole_tree) printf("the whole tree: the bound left nothing out)\n");
     else if (tr.saturated) printf("saturated: bound %u, %" PRIu64 " runs, adds none)\n", tr.bound + 1, tr.check_runs);
     else printf("NOT saturated: a lower bound)\n");
@@ -308,13 +316,14 @@ int hf_bench_plateau(int argc, char **argv) {
     if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) return 2;
     printf("the plateau rule against ground truth: %d libFuzzer campaigns per target of at most %" PRIu64
            " executions\n", o.campaigns, o.runs);
+    fflush(stdout);
     int status = 0;
     for (int i = 0; i < count && !status; i++) {
         const hf_target *t = targets[i];
         char fuzzer[PATH_MAX + 300], dict[PATH_MAX + 300], family[256], target_env[320] = "";
         hf_target_family(t, family, sizeof family);
         snprintf(dict, sizeof dict, "%s/../dict/%s.dict", bin_dir, family);
-        if (hf_tool_in_fuzzer()) {
+        if (!registered(t)) {
             /* A program's fuzzer: its campaigns are runs of this binary. */
             ssize_t n = readlink("/proc/self/exe", fuzzer, sizeof fuzzer - 1);
             if (n <= 0) {
