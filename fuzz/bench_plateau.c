@@ -48,6 +48,7 @@ typedef struct plateau_options {
     uint32_t max_bound;       /* the ground truth's largest bound */
     uint64_t truth_runs;      /* enumeration runs per bound at most */
     uint32_t values;          /* options of a wide decision */
+    const char *keep_logs;    /* a directory to keep each campaign's discovery log in, or NULL */
 } plateau_options;
 
 typedef struct truth {
@@ -140,7 +141,8 @@ static void remove_tree(const char *dir) {
 }
 
 static campaign_result run_campaign(const char *fuzzer, const char *target_env, const char *dict, uint64_t seed,
-                                    uint64_t runs, const truth *tr) {
+                                    const plateau_options *o, const char *name, const truth *tr) {
+    uint64_t runs = o->runs;
     campaign_result c = {0};
     char dir[] = "/tmp/heisenfuzz-plateau-XXXXXX";
     if (!mkdtemp(dir)) return c;
@@ -184,6 +186,10 @@ static campaign_result run_campaign(const char *fuzzer, const char *target_env, 
     c.final_executions = camp.count ? camp.points[camp.count - 1].executions : 0;
     c.final_found = found;
     hf_campaign_free(&camp);
+    if (o->keep_logs) {
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s/%s-seed%" PRIu64 ".log'", log, o->keep_logs, name, seed);
+        if (system(cmd) != 0) fprintf(stderr, "heisenfuzz: could not keep %s in %s\n", log, o->keep_logs);
+    }
     remove_tree(dir);
     return c;
 }
@@ -226,7 +232,7 @@ static int plateau_target(const hf_target *t, const plateau_options *o, const ch
     int after_count = 0;
     for (int s = 1; s <= o->campaigns; s++) {
         campaign_result *c = &res[s - 1];
-        *c = run_campaign(fuzzer, target_env, dict, (uint64_t)s, o->runs, &tr);
+        *c = run_campaign(fuzzer, target_env, dict, (uint64_t)s, o, t->name, &tr);
         if (!c->ran) {
             fprintf(stderr, "heisenfuzz: campaign %d on %s did not run (is %s built? ./build.sh)\n", s, t->name, fuzzer);
             hf_species_free(&tr.features);
@@ -280,14 +286,17 @@ static int parse_whole(const char *flag, const char *text, uint64_t lo, uint64_t
 }
 
 int hf_bench_plateau(int argc, char **argv) {
-    plateau_options o = {20, 200000, 5, 3000000, 8};
+    plateau_options o = {20, 200000, 5, 3000000, 8, NULL};
     int first_target = argc;
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-') { first_target = i; break; }
         if (i + 1 >= argc) return hf_usage_error("bench --plateau: %s needs a value", argv[i]);
         const char *flag = argv[i], *v = argv[++i];
         uint64_t n;
-        if (!strcmp(flag, "--campaigns")) {
+        if (!strcmp(flag, "--keep-logs")) {
+            if (access(v, W_OK) != 0) return hf_usage_error("bench --plateau: --keep-logs needs a writable directory, not '%s'", v);
+            o.keep_logs = v;
+        } else if (!strcmp(flag, "--campaigns")) {
             if (parse_whole(flag, v, 1, MAX_CAMPAIGNS, &n)) return 2;
             o.campaigns = (int)n;
         } else if (!strcmp(flag, "--runs")) {
