@@ -10,7 +10,8 @@
  *      or --max-bound / --truth-runs is reached (then the truth is a lower
  *      bound, and the table says so).
  *   2. --campaigns libFuzzer campaigns of the full search
- *      (out/<target>_fuzzer, -seed=1..N, -runs=--runs, the target's
+ *      (out/<target>_fuzzer, -seed=S..S+N-1 from --first-seed S (default 1),
+ *      -runs=--runs, the target's
  *      dictionary, HEISENFUZZ_LOG), each from an empty corpus.
  *   3. In each campaign's discovery log, the first point where the plateau
  *      rule holds: the share of the true features found by then (goal:
@@ -44,6 +45,7 @@ enum { MAX_CAMPAIGNS = 100 };
 
 typedef struct plateau_options {
     int campaigns;
+    uint64_t first_seed;      /* campaigns use seeds first_seed, first_seed + 1, ... */
     uint64_t runs;            /* per campaign */
     uint32_t max_bound;       /* the ground truth's largest bound */
     uint64_t truth_runs;      /* enumeration runs per bound at most */
@@ -232,7 +234,8 @@ static int plateau_target(const hf_target *t, const plateau_options *o, const ch
     int after_count = 0;
     for (int s = 1; s <= o->campaigns; s++) {
         campaign_result *c = &res[s - 1];
-        *c = run_campaign(fuzzer, target_env, dict, (uint64_t)s, o, t->name, &tr);
+        uint64_t seed = o->first_seed + (uint64_t)s - 1;
+        *c = run_campaign(fuzzer, target_env, dict, seed, o, t->name, &tr);
         if (!c->ran) {
             fprintf(stderr, "heisenfuzz: campaign %d on %s did not run (is %s built? ./build.sh)\n", s, t->name, fuzzer);
             hf_species_free(&tr.features);
@@ -240,7 +243,7 @@ static int plateau_target(const hf_target *t, const plateau_options *o, const ch
         }
         ran++;
         outside += c->outside;
-        printf("  %-6d", s);
+        printf("  %-6" PRIu64, seed);
         if (c->fired) {
             double share = total ? (double)c->found_at_fire / (double)total : 1.0;
             uint64_t gap = c->last_new_at > c->fired_at ? c->last_new_at - c->fired_at : 0;
@@ -286,7 +289,7 @@ static int parse_whole(const char *flag, const char *text, uint64_t lo, uint64_t
 }
 
 int hf_bench_plateau(int argc, char **argv) {
-    plateau_options o = {20, 200000, 5, 3000000, 8, NULL};
+    plateau_options o = {20, 1, 200000, 5, 3000000, 8, NULL};
     int first_target = argc;
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-') { first_target = i; break; }
@@ -299,6 +302,8 @@ int hf_bench_plateau(int argc, char **argv) {
         } else if (!strcmp(flag, "--campaigns")) {
             if (parse_whole(flag, v, 1, MAX_CAMPAIGNS, &n)) return 2;
             o.campaigns = (int)n;
+        } else if (!strcmp(flag, "--first-seed")) {
+            if (parse_whole(flag, v, 1, UINT32_MAX, &o.first_seed)) return 2;
         } else if (!strcmp(flag, "--runs")) {
             if (parse_whole(flag, v, 1000, UINT64_MAX, &o.runs)) return 2;
         } else if (!strcmp(flag, "--max-bound")) {

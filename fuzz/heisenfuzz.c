@@ -108,7 +108,7 @@ static const struct command {
      "wide decisions (times, 64-bit values) at up to N (default 8) values each: default, lo, hi, log-spaced; it prints the distinct "
      "behaviour features seen and whether that bounded space was exhausted, running until it is unless --runs caps it",
      hf_cmd_explore},
-    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [--only S,...] [TARGET...] | bench --species [--runs N] [TARGET...] | bench --plateau [--campaigns N] [--runs N] [--max-bound K] [--truth-runs N] [--values N] [--keep-logs DIR] [TARGET...]",
+    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [--only S,...] [TARGET...] | bench --species [--runs N] [TARGET...] | bench --plateau [--campaigns N] [--first-seed S] [--runs N] [--max-bound K] [--truth-runs N] [--values N] [--keep-logs DIR] [TARGET...]",
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
      "--search: executions to each buggy target's first failure (median, seeds that found it, wall seconds) for "
      "random, swarm, pct, lf-bytes (libFuzzer's byte mutator, the control), lf-cov (the full search without "
