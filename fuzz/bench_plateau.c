@@ -266,13 +266,26 @@ static int plateau_target(const hf_target *t, const plateau_options *o, const ch
         median_after = after[after_count / 2];
         max_after = after[after_count - 1];
     }
-    printf("  summary: fired in %d/%d campaigns; share at the plateau min %.1f%% (goal >= 95%%: %s); "
-           "fired before 95%%: %d (goal 0: %s); executions from the plateau to the last new feature: median %" PRIu64
+    printf("  summary: fired in %d/%d campaigns; ", fired, ran);
+    if (fired)
+        printf("share at the plateau min %.1f%% (goal >= 95%%: %s); ", 100 * min_share,
+               min_share >= GOAL_SHARE ? "met" : "MISSED");
+    else
+        printf("share at the plateau: none to judge (it never fired); ");
+    printf("fired before 95%%: %d (goal 0: %s); executions from the plateau to the last new feature: median %" PRIu64
            ", max %" PRIu64 "; chao1 at the plateau: mean %.1f vs %" PRIu64 " true; features outside the truth: %" PRIu64
            "%s\n",
-           fired, ran, fired ? 100 * min_share : 0.0, fired && min_share >= GOAL_SHARE ? "met" : "MISSED", below_goal,
-           below_goal == 0 ? "met" : "MISSED", median_after, max_after, fired ? chao_sum / fired : 0.0, total, outside,
-           outside ? " (the ground truth is NOT exhaustive)" : "");
+           below_goal, below_goal == 0 ? "met" : "MISSED", median_after, max_after, fired ? chao_sum / fired : 0.0, total,
+           outside, outside ? " (the ground truth is NOT exhaustive)" : "");
+    /* How far the campaigns got: what "never fired" cost. */
+    uint64_t least_final = total;
+    int all_found = 0;
+    for (int s = 0; s < o->campaigns; s++) {
+        if (res[s].final_found < least_final) least_final = res[s].final_found;
+        all_found += res[s].final_found == total;
+    }
+    printf("  at the end: %d/%d campaigns found all %" PRIu64 " true features, the least %" PRIu64 "\n", all_found, ran,
+           total, least_final);
     fflush(stdout);
     hf_species_free(&tr.features);
     return 0;
