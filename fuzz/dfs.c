@@ -3,7 +3,7 @@
  * (dfs.h).
  */
 #include "dfs.h"
-#include "world.h"
+#include "world.h"   /* which task is running at a task choice: what a preemption bound counts */
 
 #include <assert.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The baselines in hf_baseline_kind's order, then bytes. */
+/* The baselines in hf_baseline_kind's order, then bytes and the enumeration. */
 typedef enum {
     STRATEGY_RANDOM, STRATEGY_SWARM, STRATEGY_PCT, STRATEGY_GENERATORS, STRATEGY_BYTES, STRATEGY_DFS, STRATEGY_COUNT
 } strategy_kind;
