@@ -218,6 +218,7 @@ static void bench_world(bool quick) {
 int hf_cmd_bench(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--search")) return hf_bench_search(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "--species")) return hf_bench_species(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "--plateau")) return hf_bench_plateau(argc - 1, argv + 1);
     bool quick = argc > 1 && !strcmp(argv[1], "--quick");
     if (argc > 2 || (argc == 2 && !quick)) return hf_usage_error("bench takes --quick or --search");
     iterations = quick ? 200000 : 2000000;

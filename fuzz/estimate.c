@@ -17,11 +17,12 @@ double hf_chao1(uint64_t behaviours, uint64_t f1, uint64_t f2) {
     return f2 ? s + a * a / (2.0 * b) : s + a * (a - 1.0) / 2.0;
 }
 
-/* Whether `part` is at least 1/HF_PLATEAU_QUIET_PART of `whole`, in
- * integers, so a long campaign's counts lose nothing to rounding. */
-static bool quiet_enough(uint64_t part, uint64_t whole) {
-    assert(part <= whole);
-    return part >= whole / HF_PLATEAU_QUIET_PART + (whole % HF_PLATEAU_QUIET_PART != 0);
+/* Whether the effort grew HF_PLATEAU_GROWTH-fold from `since` to `now`:
+ * since * GROWTH <= now, in integers that cannot overflow, so a long
+ * campaign's counts lose nothing to rounding. */
+static bool quiet_enough(uint64_t since, uint64_t now) {
+    assert(since <= now);
+    return since <= now / HF_PLATEAU_GROWTH;
 }
 
 void hf_plateau_update(hf_plateau *p, const hf_progress *now) {
@@ -34,16 +35,18 @@ void hf_plateau_update(hf_plateau *p, const hf_progress *now) {
         p->started = true;
         p->quiet_since = *now;
     }
-    /* Quiet over the last third of both clocks of effort: logical time, so
+    /* Quiet over the last 9/10 of both clocks of effort: logical time, so
      * a stall is read in simulated hours, and executions, so a target that
-     * never sleeps (no logical time at all) is still judged. */
-    bool quiet = quiet_enough(now->logical_ns - p->quiet_since.logical_ns, now->logical_ns) &&
-                 quiet_enough(now->executions - p->quiet_since.executions, now->executions);
+     * never sleeps (no logical time at all) is still judged.  Measured
+     * against ground truth (bench --plateau), a quiet third was often a
+     * lull: searches went on finding after gaps of 6x the effort spent. */
+    bool quiet = quiet_enough(p->quiet_since.logical_ns, now->logical_ns) &&
+                 quiet_enough(p->quiet_since.executions, now->executions);
     /* Good-Turing's expectation of new behaviours in another stretch as
-     * long, n/3 executions: (f1/n)·(n/3), so in effect fewer than three
-     * behaviours seen only once. */
-    double expected_new = hf_good_turing(now->f1, now->executions) *
-                          (double)now->executions / HF_PLATEAU_QUIET_PART;
+     * long as the quiet one, 9n/10 executions: (f1/n)·(9n/10), so in effect
+     * at most one behaviour seen only once. */
+    double expected_new = hf_good_turing(now->f1, now->executions) * (double)now->executions *
+                          (HF_PLATEAU_GROWTH - 1) / HF_PLATEAU_GROWTH;
     p->holds = now->executions >= HF_PLATEAU_MIN_EXECUTIONS && now->behaviours > 0 && quiet &&
                expected_new < HF_PLATEAU_MAX_EXPECTED_NEW;
 }

@@ -36,9 +36,10 @@ double hf_good_turing(uint64_t f1, uint64_t executions);
 double hf_chao1(uint64_t behaviours, uint64_t f1, uint64_t f2);
 
 /* The rule's parameters; README.md gives the reasoning. */
-#define HF_PLATEAU_QUIET_PART 3                /* the last 1/3 of the effort found nothing new */
+#define HF_PLATEAU_GROWTH 10                   /* the effort grew tenfold since the last new behaviour:
+                                                * the last 9/10 of it found nothing */
 #define HF_PLATEAU_MAX_EXPECTED_NEW 1.0        /* by Good-Turing, in another such stretch */
-#define HF_PLATEAU_MIN_EXECUTIONS 1000         /* too few samples say nothing */
+#define HF_PLATEAU_MIN_EXECUTIONS 30000        /* before that, a search is still starting up */
 
 /* Follows a campaign point by point (each discovery-log line, or each
  * point of merged logs) and says whether the plateau rule holds. */

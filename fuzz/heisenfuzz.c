@@ -102,16 +102,24 @@ static const struct command {
      "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
      "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
      hf_cmd_minimize},
-    {"explore", "explore TARGET [--strategy random|swarm|pct|generators|bytes] [--runs N] [--seed S] [--depth D] [--max-len L] [--until-fail] [--hashes] [-o DIR]",
-     "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed",
+    {"explore", "explore TARGET [--strategy random|swarm|pct|generators|bytes|dfs] [--runs N] [--seed S] [--depth D] [--max-len L] [--bound K] [--bound-kind deviations|preemptions] [--values N] [--until-fail] [--hashes] [-o DIR]",
+     "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed.  "
+     "--strategy dfs enumerates every run with at most K (default 2) deviations from the default, or preemptions, depth-first, "
+     "wide decisions (times, 64-bit values) at up to N (default 8) values each: default, lo, hi, log-spaced; it prints the distinct "
+     "behaviour features seen and whether that bounded space was exhausted, running until it is unless --runs caps it",
      hf_cmd_explore},
-    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [--only S,...] [TARGET...] | bench --species [--runs N] [TARGET...]",
+    {"bench", "bench [--quick] | bench --search [--seeds N] [--max-runs N] [--only S,...] [TARGET...] | bench --species [--runs N] [TARGET...] | bench --plateau [--campaigns N] [--first-seed S] [--runs N] [--max-bound K] [--truth-runs N] [--values N] [--keep-logs DIR] [TARGET...]",
      "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per second; "
      "--search: executions to each buggy target's first failure (median, seeds that found it, wall seconds) for "
      "random, swarm, pct, lf-bytes (libFuzzer's byte mutator, the control), lf-cov (the full search without "
      "behaviour features), lf-search (the full search) and afl-search, with the goals checked (default 10 seeds, "
      "max 100000); "
-     "--species: how three species (trace hash, run signature, behaviour feature) saturate",
+     "--species: how three species (trace hash, run signature, behaviour feature) saturate; "
+     "--plateau: the plateau rule against ground truth: every behaviour feature within a bound of deviations "
+     "(explore --strategy dfs, the bound raised until one more adds none), then N (default 20) seeded libFuzzer "
+     "campaigns of --runs (default 200000) executions, and at the rule's first firing in each the share of the true "
+     "features found (goal >= 95%), the executions to the last new feature and Chao1 against the true total "
+     "(default target: counter)",
      hf_cmd_bench},
     {"chart", "chart [-o FILE.svg] [--x logical|executions|wall] [--skip-bad] LOG...",
      "draw discovery logs (HEISENFUZZ_LOG, fuzz --log) as an SVG: behaviours, Good-Turing, the plateau, crashes",

@@ -609,10 +609,15 @@ static int merge(reader *r) {
     hf_campaign *c = r->c;
     c->points = calloc(r->nrecs, sizeof *c->points);
     c->facts.categories = calloc(r->nrecs ? r->nrecs : 1, sizeof *c->facts.categories);
+    size_t seen_lines = 0;
+    for (size_t i = 0; i < r->nprocs; i++) seen_lines += r->procs[i].seen_count;
+    c->behaviour_ids = malloc((seen_lines ? seen_lines : 1) * sizeof *c->behaviour_ids);
     hf_species merged;
-    if (!c->points || !c->facts.categories || !hf_species_init(&merged)) {
+    if (!c->points || !c->facts.categories || !c->behaviour_ids || !hf_species_init(&merged)) {
         free(c->points);
+        free(c->behaviour_ids);
         c->points = NULL;
+        c->behaviour_ids = NULL;
         snprintf(r->error, sizeof r->error, "out of memory merging the logs");
         return -1;
     }
@@ -631,6 +636,7 @@ static int merge(reader *r) {
         const record *rec = &r->recs[i];
         process *p = &r->procs[rec->process];
         for (; p->seen_merged < rec->seen_mark; p->seen_merged++) {
+            uint64_t before = merged.distinct;
             uint64_t sightings = hf_species_add(&merged, p->seen[p->seen_merged]);
             if (!sightings) {
                 hf_species_free(&merged);
@@ -639,6 +645,7 @@ static int merge(reader *r) {
             }
             /* A behaviour counts in the category its first sighting names. */
             if (sightings == 1) categories[p->seen_category[p->seen_merged]]++;
+            if (merged.distinct > before) c->behaviour_ids[before] = p->seen[p->seen_merged];
         }
         merge_facts(r, p, rec, total.executions);
         memcpy(c->facts.categories[i], categories, sizeof categories);
@@ -701,6 +708,8 @@ int hf_campaign_read(hf_campaign *c, const char *const *paths, size_t npaths, bo
 void hf_campaign_free(hf_campaign *c) {
     free(c->points);
     c->points = NULL;
+    free(c->behaviour_ids);
+    c->behaviour_ids = NULL;
     c->count = 0;
     free(c->facts.props);
     free(c->facts.crashes);

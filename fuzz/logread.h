@@ -67,6 +67,8 @@ typedef struct hf_campaign {
     size_t skipped;          /* bad lines skipped */
     char first_skipped[512]; /* the error the first one would have raised */
     hf_campaign_facts facts; /* for `heisenfuzz report` */
+    uint64_t *behaviour_ids; /* the distinct behaviours in the order the merge first counted them:
+                              * point i accounts for the first points[i].behaviours */
 } hf_campaign;
 
 /* Reads and merges the logs in `paths`.  Returns 0, or -1 with a one-line

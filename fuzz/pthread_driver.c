@@ -7,6 +7,8 @@
  *   PROG_fuzzer --minimize FILE -o OUT      the fewest decisions that still fail
  *   PROG_fuzzer --explore [OPTIONS]         `heisenfuzz explore`'s baselines
  *                                           (uniform random, PCT) on the program
+ *   PROG_fuzzer --bench-plateau [OPTIONS]   `heisenfuzz bench --plateau` on the
+ *                                           program, its campaigns runs of this binary
  *
  * These are read at start-up (hf_fuzzer_start, called by the harness's
  * LLVMFuzzerInitialize before libFuzzer parses its flags), and the process
@@ -35,8 +37,9 @@ const hf_target *hf_fuzzer_start(int *argc, char ***argv);
 
 static int usage(const char *prog, const char *problem) {
     fprintf(stderr, "%s: %s\nusage: %s --replay FILE...\n       %s --minimize FILE -o OUT\n"
-                    "       %s --explore [--strategy random|swarm|pct|bytes] [--runs N] [--seed S] [--depth D] [--until-fail]\n"
-                    "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog, prog);
+                    "       %s --explore [--strategy random|swarm|pct|bytes|dfs] [--runs N] [--seed S] [--depth D] [--bound K] [--until-fail]\n"
+                    "       %s --bench-plateau [--campaigns N] [--runs N] [--max-bound K]\n"
+                    "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog, prog, prog);
     return 2;
 }
 
@@ -48,6 +51,16 @@ static int explore(int argc, char **argv) {
     for (int i = 0; i < argc && n < 63; i++) args[n++] = argv[i];
     args[n] = NULL;
     return hf_cmd_explore(n, args);
+}
+
+static int bench_plateau(int argc, char **argv) {
+    char *args[64];
+    int n = 0;
+    args[n++] = "--plateau";
+    for (int i = 0; i < argc && n < 62; i++) args[n++] = argv[i];
+    args[n++] = (char *)hf_pthread_program_target.name;
+    args[n] = NULL;
+    return hf_bench_plateau(n, args);
 }
 
 static uint8_t *read_input(const char *path, size_t *size) {
@@ -167,6 +180,7 @@ const hf_target *hf_fuzzer_start(int *argc, char ***argv) {
         exit(minimize(args[2], args[4]));
     }
     if (!strcmp(args[1], "--explore")) exit(explore(*argc - 2, args + 2));
+    if (!strcmp(args[1], "--bench-plateau")) exit(bench_plateau(*argc - 2, args + 2));
     if (!strcmp(args[1], "--help") || !strcmp(args[1], "-h")) {
         usage(prog, "a fuzzer of schedules for one pthread program");
         fprintf(stderr, "  HEISENFUZZ_PROGRAM_OUTPUT=1  show the program's own stdout/stderr\n"

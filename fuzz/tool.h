@@ -54,6 +54,7 @@ int hf_exe_dir(char *dir, size_t size);
 int hf_cmd_bench(int argc, char **argv);
 int hf_bench_search(int argc, char **argv);
 int hf_bench_species(int argc, char **argv);
+int hf_bench_plateau(int argc, char **argv);
 int hf_cmd_explore(int argc, char **argv);
 int hf_cmd_fuzz(int argc, char **argv);
 int hf_cmd_minimize(int argc, char **argv);

@@ -104,8 +104,9 @@ if command -v afl-fuzz >/dev/null && [ -x "$OUT/counter_afl" ]; then
 fi
 
 # ---- A plateau and a crash -------------------------------------------------------------
-# Two processes with a synthetic history: discoveries stop at 57 logical
-# hours of 120, every behaviour is seen again, one run fails.
+# Two processes with a synthetic history: discoveries stop at 10 logical
+# hours of 120 (the rule wants the effort to grow tenfold after the last
+# one), every behaviour is seen again, one run fails.
 python3 - "$tmp/plateau.log" <<'PY'
 import sys
 def chao1(s, f1, f2):
@@ -117,7 +118,7 @@ for k, pid in enumerate(["00000000000a", "00000000000b"]):
     for step in range(1, 61):
         for i in range(1000):
             n += 1
-            sig = (n * 7919) % (40 + step) if step < 30 else (n * 7919) % 69
+            sig = (n * 7919) % (40 + step) if step < 5 else (n * 7919) % 69
             sig += 1000 * k if sig % 5 == 0 else 0
             counts[sig] = counts.get(sig, 0) + 1
             if counts[sig] <= 3:
@@ -132,10 +133,10 @@ for k, pid in enumerate(["00000000000a", "00000000000b"]):
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
 "$HF" chart "$tmp/plateau.log" -o "$tmp/plateau.svg" >"$tmp/plateau.out" 2>&1
-grep -q "^plateau: no new behaviour since 57.00 h logical, 4.8 min wall, execution 57000$" "$tmp/plateau.out"
-check $? "a campaign quiet after 57 of 120 logical hours: chart names 57.00 h, 4.8 min wall"
+grep -q "^plateau: no new behaviour since 10.00 h logical, 55.5 s wall, execution 10000$" "$tmp/plateau.out"
+check $? "a campaign quiet after 10 of 120 logical hours: chart names 10.00 h, 55.5 s wall"
 grep -q 'class="plateau"' "$tmp/plateau.svg" && grep -q 'class="crash"' "$tmp/plateau.svg" &&
-    grep -q "Plateau: nothing new since 57.00 h logical" "$tmp/plateau.svg"
+    grep -q "Plateau: nothing new since 10.00 h logical" "$tmp/plateau.svg"
 check $? "the SVG marks the plateau and the crash"
 if command -v chromium >/dev/null && render "$tmp/plateau.svg" "$tmp/plateau.png"; then
     python3 tests/png_check.py "$tmp/plateau.png" plateau=2e8b3e crash=d0021b >"$tmp/png2.txt"

@@ -133,52 +133,52 @@ static void test_plateau(void) {
     hf_plateau pl = {0};
     uint64_t first_hold = 0;
     bool broke = false;
-    for (uint64_t hour = 1; hour <= 280; hour++) {
-        hf_progress p = warpstream_at(hour, 2);
+    for (uint64_t hour = 1; hour <= 1700; hour++) {
+        hf_progress p = warpstream_at(hour, 1);
         hf_plateau_update(&pl, &p);
         if (pl.holds && !first_hold) first_hold = hour;
         if (first_hold && !pl.holds) broke = true;
     }
-    CHECK(first_hold == 240, "stalled at 160 logical h: the rule first holds at 240 h, a third later (got %llu)",
+    CHECK(first_hold == 1600, "stalled at 160 logical h: the rule first holds at 1,600 h, ten times the effort (got %llu)",
           (unsigned long long)first_hold);
     CHECK(pl.quiet_since.logical_ns == 160 * HOUR && pl.quiet_since.executions == 160000,
           "it names 160 logical h and execution 160,000 as the plateau");
     CHECK(!broke, "once holding, it keeps holding while nothing new turns up");
 
-    hf_plateau three = {0};
-    for (uint64_t hour = 1; hour <= 280; hour++) {
-        hf_progress p = warpstream_at(hour, 3);
-        hf_plateau_update(&three, &p);
+    hf_plateau two = {0};
+    for (uint64_t hour = 1; hour <= 1700; hour++) {
+        hf_progress p = warpstream_at(hour, 2);
+        hf_plateau_update(&two, &p);
     }
-    CHECK(!three.holds, "with three singletons left, Good-Turing expects a new behaviour: no plateau");
+    CHECK(!two.holds, "with two singletons left, Good-Turing expects a new behaviour: no plateau");
 
-    hf_progress again = warpstream_at(281, 2);
+    hf_progress again = warpstream_at(1701, 1);
     again.behaviours++;
     again.f1++;
     hf_plateau_update(&pl, &again);
-    CHECK(!pl.holds && pl.quiet_since.logical_ns == 281 * HOUR, "a new behaviour ends the plateau");
+    CHECK(!pl.holds && pl.quiet_since.logical_ns == 1701 * HOUR, "a new behaviour ends the plateau");
 
     /* A target that never sleeps: no logical time; executions judge alone. */
     hf_plateau flat = {0};
     hf_progress p = {.executions = 3000, .behaviours = 40, .f1 = 0, .f2 = 3};
     hf_plateau_update(&flat, &p);
-    p.executions = 4499;
+    p.executions = 29999;
     hf_plateau_update(&flat, &p);
     bool before = flat.holds;
-    p.executions = 4500;
+    p.executions = 30000;
     hf_plateau_update(&flat, &p);
-    CHECK(!before && flat.holds, "without logical time, quiet from execution 3,000 holds at 4,500, not 4,499");
+    CHECK(!before && flat.holds, "without logical time, quiet from execution 3,000 holds at 30,000, not 29,999");
 
     hf_plateau small = {0};
     hf_progress q = {.executions = 10, .behaviours = 1};
     hf_plateau_update(&small, &q);
-    q.executions = 999;
+    q.executions = 29999;
     hf_plateau_update(&small, &q);
-    CHECK(!small.holds, "999 executions are too few to call a plateau");
+    CHECK(!small.holds, "29,999 executions are too few to call a plateau");
 
     char line[512];
     hf_status_line(line, sizeof line, &p, &flat);
-    CHECK(strstr(line, "#4500\t") && strstr(line, "bhv: 40 ") && strstr(line, "PLATEAU since"),
+    CHECK(strstr(line, "#30000\t") && strstr(line, "bhv: 40 ") && strstr(line, "PLATEAU since"),
           "the status line counts executions and behaviours and says PLATEAU (%s)", line);
     hf_status_line(line, sizeof line, &q, &small);
     CHECK(!strstr(line, "PLATEAU"), "and says nothing of it while the rule does not hold");
