@@ -94,8 +94,7 @@ static double nice_step(double span, int ticks) {
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-/* "12,345". */
-static void grouped(char *out, size_t size, uint64_t v) {
+void hf_grouped(char *out, size_t size, uint64_t v) {
     char digits[32];
     int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
     size_t o = 0;
@@ -134,7 +133,7 @@ static void axis_value_label(char *out, size_t size, axis_kind axis, double v, u
     else if (v / u.seconds < 1000) snprintf(out, size, "%.3g %s", v / u.seconds, u.name);
     else {   /* "12,000 h", not "1.2e+04 h" */
         char digits[32];
-        grouped(digits, sizeof digits, (uint64_t)llround(v / u.seconds));
+        hf_grouped(digits, sizeof digits, (uint64_t)llround(v / u.seconds));
         snprintf(out, size, "%s %s", digits, u.name);
     }
 }
@@ -321,8 +320,8 @@ static void put_legend(text *t) {
 static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, const episode *plateau) {
     const hf_progress *last = &c->points[c->count - 1];
     char execs[32], behaviours[32], logical[32], wall[32];
-    grouped(execs, sizeof execs, last->executions);
-    grouped(behaviours, sizeof behaviours, last->behaviours);
+    hf_grouped(execs, sizeof execs, last->executions);
+    hf_grouped(behaviours, sizeof behaviours, last->behaviours);
     hf_format_duration(logical, sizeof logical, (double)last->logical_ns / 1e9);
     hf_format_duration(wall, sizeof wall, last->wall_s);
     put(t, "<text x=\"%d\" y=\"30\" class=\"title\">Behaviour discovery: ", LEFT);
@@ -340,7 +339,7 @@ static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, cons
         char since_logical[32], since_wall[32], at[32];
         hf_format_duration(since_logical, sizeof since_logical, (double)plateau->since.logical_ns / 1e9);
         hf_format_duration(since_wall, sizeof since_wall, plateau->since.wall_s);
-        grouped(at, sizeof at, plateau->since.executions);
+        hf_grouped(at, sizeof at, plateau->since.executions);
         put(t, "Plateau: nothing new since %s logical, %s wall (execution %s)", since_logical, since_wall, at);
     } else {
         put(t, "No plateau yet");

@@ -8,6 +8,7 @@
 #include "logread.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum hf_chart_axis { HF_CHART_LOGICAL, HF_CHART_EXECUTIONS, HF_CHART_WALL } hf_chart_axis;
@@ -17,5 +18,8 @@ typedef enum hf_chart_axis { HF_CHART_LOGICAL, HF_CHART_EXECUTIONS, HF_CHART_WAL
  * campaign that simulated no logical time is drawn against executions.
  * Returns 0, or -1 when memory or the write failed. */
 int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis axis, bool in_html);
+
+/* A count with its thousands separated, "12,345", into out[0..size). */
+void hf_grouped(char *out, size_t size, uint64_t v);
 
 #endif

@@ -44,22 +44,10 @@ static void html(FILE *out, const char *s) {
     }
 }
 
-/* "12,345". */
-static void grouped(char *out, size_t size, uint64_t v) {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    size_t o = 0;
-    for (int i = 0; i < n && o + 2 < size; i++) {
-        if (i > 0 && (n - i) % 3 == 0) out[o++] = ',';
-        out[o++] = digits[i];
-    }
-    out[o] = '\0';
-}
-
 static void count_cell(FILE *out, uint64_t v, bool known) {
     char text[32];
     if (!known) { fputs("<td class=\"unknown\">unknown</td>", out); return; }
-    grouped(text, sizeof text, v);
+    hf_grouped(text, sizeof text, v);
     fprintf(out, "<td class=\"n\">%s</td>", text);
 }
 
@@ -285,7 +273,7 @@ static void put_categories(FILE *out, const hf_campaign *c) {
         size_t i = shown[r];
         const hf_progress *p = &c->points[i];
         char execs[32], wall[32], logical[32];
-        grouped(execs, sizeof execs, p->executions);
+        hf_grouped(execs, sizeof execs, p->executions);
         hf_format_duration(wall, sizeof wall, p->wall_s);
         hf_format_duration(logical, sizeof logical, (double)p->logical_ns / 1e9);
         fprintf(out, "<tr><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>", execs, wall,
@@ -293,7 +281,7 @@ static void put_categories(FILE *out, const hf_campaign *c) {
         for (int k = 1; k < HF_CATEGORIES; k++) {
             bool grew = r > 0 && cat[i][k] > cat[shown[r - 1]][k];
             char n[32];
-            grouped(n, sizeof n, cat[i][k]);
+            hf_grouped(n, sizeof n, cat[i][k]);
             fprintf(out, "<td class=\"n%s\">%s</td>", grew ? " grew" : "", n);
         }
         if (any_unknown) count_cell(out, cat[i][0], true);
@@ -365,7 +353,7 @@ static void put_crashes(FILE *out, const hf_campaign *c, const char *const *logs
     for (size_t i = 0; i < f->crash_count; i++) {
         const hf_log_crash *k = &f->crashes[i];
         char execs[32], wall[32];
-        grouped(execs, sizeof execs, k->execution);
+        hf_grouped(execs, sizeof execs, k->execution);
         hf_format_duration(wall, sizeof wall, k->wall_s);
         fprintf(out, "<tr class=\"crash\"><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", execs, wall);
         html(out, k->outcome);
@@ -427,7 +415,7 @@ static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props, c
     hf_plateau rule = {0};
     for (size_t i = 0; i < c->count; i++) hf_plateau_update(&rule, &c->points[i]);
     char execs[32], wall[32], logical[32], status[512];
-    grouped(execs, sizeof execs, last->executions);
+    hf_grouped(execs, sizeof execs, last->executions);
     hf_format_duration(wall, sizeof wall, last->wall_s);
     hf_format_duration(logical, sizeof logical, (double)last->logical_ns / 1e9);
     hf_status_line(status, sizeof status, last, &rule);
@@ -452,7 +440,7 @@ static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props, c
         char since_logical[32], since_wall[32], at[32];
         hf_format_duration(since_logical, sizeof since_logical, (double)rule.quiet_since.logical_ns / 1e9);
         hf_format_duration(since_wall, sizeof since_wall, rule.quiet_since.wall_s);
-        grouped(at, sizeof at, rule.quiet_since.executions);
+        hf_grouped(at, sizeof at, rule.quiet_since.executions);
         fprintf(out, "<p class=\"verdict-box plateau\"><b>Plateau.</b> No new behaviour since %s logical, %s wall "
                 "(execution %s).  Running longer pays little; what the tables below say was never exercised is "
                 "where a better workload or a sharper property pays.</p>\n", since_logical, since_wall, at);
