@@ -115,17 +115,27 @@ pthread_lib() {
     echo "$cflags" | sed 's/-std=c11 -Wall -Wextra -Werror //' >"$lib/pthread.cflags"
 }
 
-# compile OBJDIR FLAGS -- SOURCES...: prints the object files.
+# Compiles run this many at a time (the machine's cores).
+COMPILE_JOBS=$(nproc 2>/dev/null || echo 2)
+
+# compile OBJDIR FLAGS -- SOURCES...: prints the object files, in the order
+# of the sources; stops the build at the first file that does not compile.
 compile() {
     local objdir=$1 flags=$2; shift 2
     mkdir -p "$objdir"
-    local objs=()
+    local objs=() running=()
     for src in "$@"; do
         local obj="$objdir/$(echo "$src" | tr '/' '_').o"
         # shellcheck disable=SC2086
-        $CC $flags $INCLUDES -c "$src" -o "$obj"
+        $CC $flags $INCLUDES -c "$src" -o "$obj" &
+        running+=($!)
         objs+=("$obj")
+        if [ ${#running[@]} -ge "$COMPILE_JOBS" ]; then
+            wait "${running[0]}" || exit 1
+            running=("${running[@]:1}")
+        fi
     done
+    for pid in "${running[@]}"; do wait "$pid" || exit 1; done
     echo "${objs[@]}"
 }
 
