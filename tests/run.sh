@@ -26,8 +26,8 @@ build() {
     ./build.sh "$@" >/dev/null 2>"$log" || { cat "$log" >&2; rm -f "$log"; echo "not ok - build $*"; return 1; }
     rm -f "$log"
 }
-# The plain build first, then the others two at a time: build.sh compiles
-# one file after another, and the machines have two cores.
+# The plain build first, then the others two at a time: each build.sh
+# compiles a file per core, but links and lists one step after another.
 build --out "$HF_OUT" || exit 1
 pids=()
 build --opt -O0 --out "$HF_OUT_O0" & pids+=($!)
