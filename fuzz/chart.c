@@ -430,6 +430,21 @@ int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis chart_axis
 
 /* ---- The command ---------------------------------------------------------- */
 
+int hf_campaign_read_for_command(hf_campaign *c, const char *const *logs, size_t nlogs, bool skip_bad,
+                                 const char *skip_bad_does) {
+    char error[512];
+    if (hf_campaign_read(c, logs, nlogs, skip_bad, error, sizeof error)) {
+        fprintf(stderr, "heisenfuzz: %s", error);
+        if (strstr(error, "(byte")) fprintf(stderr, " (--skip-bad %s)", skip_bad_does);
+        fputc('\n', stderr);
+        return 2;
+    }
+    if (c->skipped)
+        fprintf(stderr, "heisenfuzz: skipped %zu bad line%s; the first: %s\n", c->skipped,
+                c->skipped == 1 ? "" : "s", c->first_skipped);
+    return 0;
+}
+
 int hf_cmd_chart(int argc, char **argv) {
     const char *output = "chart.svg";
     axis_kind axis = AXIS_LOGICAL;
@@ -457,16 +472,9 @@ int hf_cmd_chart(int argc, char **argv) {
 
     hf_campaign c;
     char error[512];
-    int rc = hf_campaign_read(&c, logs, nlogs, skip_bad, error, sizeof error);
+    int rc = hf_campaign_read_for_command(&c, logs, nlogs, skip_bad, "charts the good lines");
     free(logs);
-    if (rc) {
-        fprintf(stderr, "heisenfuzz: %s%s\n", error,
-                strstr(error, "(byte") ? " (--skip-bad charts the good lines)" : "");
-        return 2;
-    }
-    if (c.skipped)
-        fprintf(stderr, "heisenfuzz: skipped %zu bad line%s; the first: %s\n", c.skipped,
-                c.skipped == 1 ? "" : "s", c.first_skipped);
+    if (rc) return rc;
     const hf_progress *last = &c.points[c.count - 1];
     char *svg = NULL;
     size_t svg_len = 0;

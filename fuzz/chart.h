@@ -19,6 +19,13 @@ typedef enum hf_chart_axis { HF_CHART_LOGICAL, HF_CHART_EXECUTIONS, HF_CHART_WAL
  * Returns 0, or -1 when memory or the write failed. */
 int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis axis, bool in_html);
 
+/* Reads the logs for a command: on failure prints the one-line error, with
+ * a hint that --skip-bad `skip_bad_does` (e.g. "charts the good lines") when
+ * a line was bad, and returns 2; else prints how many bad lines were
+ * skipped, if any, and returns 0. */
+int hf_campaign_read_for_command(hf_campaign *c, const char *const *logs, size_t nlogs, bool skip_bad,
+                                 const char *skip_bad_does);
+
 /* A count with its thousands separated, "12,345", into out[0..size). */
 void hf_grouped(char *out, size_t size, uint64_t v);
 

@@ -513,16 +513,11 @@ int hf_cmd_report(int argc, char **argv) {
 
     hf_campaign c;
     char error[512];
-    int rc = hf_campaign_read(&c, logs, nlogs, skip_bad, error, sizeof error);
+    int rc = hf_campaign_read_for_command(&c, logs, nlogs, skip_bad, "reports the good lines");
     if (rc) {
         free(logs);
-        fprintf(stderr, "heisenfuzz: %s%s\n", error,
-                strstr(error, "(byte") ? " (--skip-bad reports the good lines)" : "");
-        return 2;
+        return rc;
     }
-    if (c.skipped)
-        fprintf(stderr, "heisenfuzz: skipped %zu bad line%s; the first: %s\n", c.skipped,
-                c.skipped == 1 ? "" : "s", c.first_skipped);
     prop_set props;
     char *page = NULL;
     size_t page_len = 0;
