@@ -132,6 +132,26 @@ static uint64_t note_novelty(void) {
     return first;
 }
 
+/* The last run's aim points (at most AIMS_KEPT, in run order): each state
+ * change or held `sometimes` among its first `kept` decisions, with the
+ * moment decision taken last before it.  Features come in the order the
+ * run showed them, so one pass over the moment decisions serves them all. */
+static uint32_t find_aims(aim_point *aims, uint32_t kept) {
+    const hf_features *f = hf_last_features();
+    uint32_t moments = M.log.moments < HF_LOG_MOMENTS ? M.log.moments : HF_LOG_MOMENTS, next = 0, n = 0;
+    for (uint32_t i = 0; i < f->count && n < AIMS_KEPT; i++) {
+        uint64_t at = f->first_decision[i];
+        if ((f->kind[i] != HF_FEAT_STATE && f->kind[i] != HF_FEAT_PROPERTY) || at == 0 || at > kept) continue;
+        assert(i == 0 || at >= f->first_decision[i - 1]);
+        while (next < moments && M.log.moment[next].index < at) next++;
+        if (next == 0) continue;   /* no moment decision before it */
+        const hf_moment_decision *pending = &M.log.moment[next - 1];
+        aims[n++] = (aim_point){.time_ns = M.log.time_ns[at - 1], .moment = *pending,
+                                .moment_ns = M.log.time_ns[pending->index]};
+    }
+    return n;
+}
+
 /* Fills `m` from the last run, made of data[0..size) with M.log. */
 static void map_fill(input_map *m, const uint8_t *data, size_t size, uint64_t hash, uint64_t novelty) {
     map_free(m);
@@ -152,22 +172,7 @@ static void map_fill(input_map *m, const uint8_t *data, size_t size, uint64_t ha
     m->taken = must_alloc(m->deviations * sizeof *m->taken);
     memcpy(m->taken, d->taken, m->deviations * sizeof *m->taken);
     m->novelty = novelty;
-    m->aims = 0;
-    const hf_features *f = hf_last_features();
-    uint32_t moments = M.log.moments < HF_LOG_MOMENTS ? M.log.moments : HF_LOG_MOMENTS;
-    for (uint32_t i = 0; i < f->count && m->aims < AIMS_KEPT; i++) {
-        uint64_t at = f->first_decision[i];
-        if ((f->kind[i] != HF_FEAT_STATE && f->kind[i] != HF_FEAT_PROPERTY) || at == 0 || at > m->kept) continue;
-        aim_point p = {.time_ns = M.log.time_ns[at - 1]};
-        bool pending = false;
-        for (uint32_t k = 0; k < moments && M.log.moment[k].index < at; k++) {
-            pending = true;
-            p.moment = M.log.moment[k];
-        }
-        if (!pending) continue;
-        p.moment_ns = M.log.time_ns[p.moment.index];
-        m->aim[m->aims++] = p;
-    }
+    m->aims = find_aims(m->aim, m->kept);
 }
 
 /* Keeps the map of the last run, of data[0..size). */
