@@ -136,8 +136,10 @@ static int find_fuzzer(campaign *c, const char *bin_dir) {
 }
 
 /* The dictionary and seeds: in the source tree for an in-tree target
- * (dict/FAMILY.dict, targets/FAMILY/seeds, the tool being in out/), beside
- * the binary for a user's (FUZZER.dict, FUZZER_seeds/; OSS-Fuzz's names). */
+ * (dict/FAMILY.dict, targets/FAMILY/seeds), beside the binary for a user's
+ * (FUZZER.dict, FUZZER_seeds/; OSS-Fuzz's names).  An in-tree build lives
+ * in out/ or one level deeper (out/asan, out/O0, a --out of one's own two
+ * levels down), so the tree is looked for one, then two, levels up. */
 static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
     char family[256];
     hf_target_family(c->target, family, sizeof family);
@@ -145,10 +147,17 @@ static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
         snprintf(c->dict, sizeof c->dict, "%s.dict", c->fuzzer);
         snprintf(c->seeds, sizeof c->seeds, "%s_seeds", c->fuzzer);
     } else {
-        snprintf(c->dict, sizeof c->dict, "%s/../dict/%s.dict", bin_dir, family);
-        snprintf(c->seeds, sizeof c->seeds, "%s/../targets/%s/seeds", bin_dir, family);
+        for (const char *up = "/..", *again = "/../.."; up; up = again, again = NULL) {
+            snprintf(c->dict, sizeof c->dict, "%s%s/dict/%s.dict", bin_dir, up, family);
+            snprintf(c->seeds, sizeof c->seeds, "%s%s/targets/%s/seeds", bin_dir, up, family);
+            if (is_file(c->dict)) break;
+        }
     }
-    if (!is_file(c->dict)) c->dict[0] = '\0';
+    if (!is_file(c->dict)) {
+        fprintf(stderr, "heisenfuzz: no dictionary for %s (looked for %s): fuzzing without one\n",
+                c->target->name, c->dict);
+        c->dict[0] = '\0';
+    }
     if (!is_dir(c->seeds)) c->seeds[0] = '\0';
     snprintf(c->mutator, sizeof c->mutator, "%s/%s_afl_mutator.so", bin_dir, c->target->name);
     if (hf_tool_in_fuzzer() || !is_file(c->mutator)) c->mutator[0] = '\0';
