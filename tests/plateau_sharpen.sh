@@ -22,7 +22,7 @@
 # defaults: --base 40000 --base-seed 1 --more 400000 --seed 2
 # --charts also copy the two charts there, as discovery_lost_update_unchanged.svg and
 #          discovery_lost_update_three_threads.svg (the README's are in targets/pthread/)
-# Reads HF_OUT (default out).  About a minute on one core.
+# Reads HF_OUT (default out).  Under a minute on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=$(cd "${HF_OUT:-out}" && pwd)
