@@ -177,8 +177,11 @@ static int read_goal_file(const char *path, hf_goal *g, char *error, size_t size
 
 /* ---- The command ---------------------------------------------------------- */
 
-/* The fixed twin of a *_buggy target, or NULL after saying why not. */
+/* The fixed twin of a buggy target, or NULL after saying why not.  A pair
+ * declared as one (HF_DEFINE_TARGET_PAIR) names its twin; a buggy target
+ * declared alone (a user's NAME_buggy beside NAME) is paired by name. */
 static const hf_target *fixed_twin(const hf_target *buggy) {
+    if (buggy->fixed) return buggy->fixed;
     if (!hf_target_is_buggy(buggy)) {
         fprintf(stderr, "heisenfuzz: --emit-test needs a target named *_buggy with a fixed twin; '%s' is not one\n",
                 buggy->name);
