@@ -212,9 +212,11 @@ int hf_cmd_explore(int argc, char **argv) {
     }
 
     printf("target: %s\nstrategy: %s", t->name, strategy_names[o.strategy]);
-    if (o.strategy == STRATEGY_PCT) printf(" (depth %" PRIu64 ", k=%" PRIu64 ")", o.depth, baseline.pct.steps_estimate);
+    if (o.strategy == STRATEGY_PCT)
+        printf(" (depth %" PRIu64 ", k=%" PRIu64 ")", o.depth, baseline.pct.steps_estimate);
     if (o.strategy == STRATEGY_DFS)
-        printf(" (bound %" PRIu64 " %s, up to %" PRIu64 " values per wide decision)\n", o.bound, bound_kind_names[o.bound_kind], o.values);
+        printf(" (bound %" PRIu64 " %s, up to %" PRIu64 " values per wide decision)\n", o.bound,
+               bound_kind_names[o.bound_kind], o.values);
     else
         printf(", seed %" PRIu64 "\n", o.seed);
     printf("runs: %" PRIu64 "\nfailures: %" PRIu64 " (%.4f%%)\n", run, failures,
@@ -227,8 +229,11 @@ int hf_cmd_explore(int argc, char **argv) {
         /* Stopped at the first failure, or capped by --runs, it has not
          * seen everything. */
         printf("exhausted: %s", dfs.exhausted ? "yes" : "no");
-        if (dfs.exhausted && dfs.pruned) printf(" (every run within the bound, wide decisions at up to %" PRIu64 " values each)", o.values);
-        if (dfs.exhausted && !dfs.pruned) printf(" (the whole tree: the bound left nothing out; wide decisions at up to %" PRIu64 " values each)", o.values);
+        if (dfs.exhausted && dfs.pruned)
+            printf(" (every run within the bound, wide decisions at up to %" PRIu64 " values each)", o.values);
+        if (dfs.exhausted && !dfs.pruned)
+            printf(" (the whole tree: the bound left nothing out; wide decisions at up to %" PRIu64 " values each)",
+                   o.values);
         printf("\n");
     }
     printf("logical time: %.6f h\nwall time: %.2f s (%.0f runs/s)\n", (double)logical_ns / HF_SEC / 3600, elapsed,

@@ -52,11 +52,12 @@ static void word_list(const char *const *words, const char *join_with, const cha
 
 static int parse_uint(const hf_command_spec *spec, const hf_option *o, const char *label, const char *text,
                       uint64_t *out) {
-    char *end;
+    /* strtoull alone would take " 5", "+5" and "-5" (as a huge number). */
+    bool digits = isdigit((unsigned char)text[0]);
+    char *end = NULL;
     errno = 0;
-    unsigned long long v = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
-    bool ok = isdigit((unsigned char)text[0]) && !errno && !*end && v >= o->min && v <= o->max;
-    if (ok) {
+    unsigned long long v = digits ? strtoull(text, &end, 10) : 0;
+    if (digits && !errno && !*end && v >= o->min && v <= o->max) {
         *out = v;
         return 0;
     }

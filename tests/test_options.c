@@ -189,7 +189,8 @@ static void check_parser(void) {
               s.flag && s.colour == 2 && n == 2 && !strcmp(ops[1], "b"),
           "--opt=value, --opt value, -o value, a flag, a word");
     rc = parse_line(&sample_spec, "-fc4 -ofile a", &s, &ops, &n);
-    CHECK(rc == HF_PARSED && s.flag && s.count == 4 && !strcmp(s.name, "file") && n == 1, "short options joined: -fc4 -ofile");
+    CHECK(rc == HF_PARSED && s.flag && s.count == 4 && !strcmp(s.name, "file") && n == 1,
+          "short options joined: -fc4 -ofile");
     rc = parse_line(&sample_spec, "a --count 9 b", &s, &ops, &n);
     CHECK(rc == HF_PARSED && s.count == 9 && n == 2 && !strcmp(ops[0], "a") && !strcmp(ops[1], "b"),
           "options after operands, operands kept in order");
@@ -212,7 +213,8 @@ static void check_parser(void) {
     CHECK(parse_line(&sample_spec, "--colour mauve a", &s, &ops, &n) == 2, "an unknown word: exit 2");
     CHECK(parse_line(&sample_spec, "--flag=yes a", &s, &ops, &n) == 2, "a flag given a value: exit 2");
     CHECK(parse_line(&sample_spec, "a --count", &s, &ops, &n) == 2, "a value missing at the end: exit 2");
-    CHECK(parse_line(&sample_spec, "--nope a", &s, &ops, &n) == 2 && parse_line(&sample_spec, "-z a", &s, &ops, &n) == 2,
+    CHECK(parse_line(&sample_spec, "--nope a", &s, &ops, &n) == 2 &&
+              parse_line(&sample_spec, "-z a", &s, &ops, &n) == 2,
           "unknown long and short options: exit 2");
     /* The same spec again: getopt starts afresh and the defaults come back. */
     rc = parse_line(&sample_spec, "b", &s, &ops, &n);
@@ -223,7 +225,8 @@ static void check_parser(void) {
     FILE *out = tmpfile();
     hf_options_print_help(out, &sample_spec);
     read_back(out, c.out, sizeof c.out);
-    CHECK(strstr(c.out, "usage: heisenfuzz sample [-f] [-c N] [--time S] [-o FILE] [--colour red|green|blue] THING...") &&
+    CHECK(strstr(c.out, "usage: heisenfuzz sample [-f] [-c N] [--time S] [-o FILE] [--colour red|green|blue] "
+                        "THING...") &&
               strstr(c.out, "(default 7)") && strstr(c.out, "(default green)") && strstr(c.out, "(default anon)") &&
               strstr(c.out, "-c, --count N"),
           "the help: the usage line, each option with its default");
