@@ -463,7 +463,7 @@ ship_extras() {
 # The targets/ folder of a target name: the one whose source defines it.
 target_dir() {
     local file
-    file=$(grep -l "\.name = \"$1\"" targets/*/*.c 2>/dev/null | head -1)
+    file=$(grep -l -e "\.name = \"$1\"" -e "HF_DEFINE_TARGET_PAIR(${1%_buggy}," targets/*/*.c 2>/dev/null | head -1)
     [ -n "$file" ] && dirname "$file"
 }
 

@@ -59,11 +59,17 @@ run_check() {
     echo "$failed"
 }
 
+# first_error LOG: the compiler's first error, else the last command the
+# build ran (bash -x traces it; under -e it is the one that failed).
+first_error() {
+    grep -m1 -E 'error:' "$1" || grep -E '^\++ ' "$1" | tail -1
+}
+
 check() {   # ENGINE SANITIZER
     local engine=$1 sanitizer=$2 out="$tmp/out-$1-$2" work="$tmp/work-$1-$2"
     mkdir -p "$out" "$work"
     if ! oss_run "$engine" "$sanitizer" "$out" "$work" "$PWD/.." bash -eux build.sh >"$tmp/log" 2>&1; then
-        echo "not ok - OSS-Fuzz build ($engine, $sanitizer) failed: $(grep -m1 -E 'error|rror:' "$tmp/log")"
+        echo "not ok - OSS-Fuzz build ($engine, $sanitizer) failed: $(first_error "$tmp/log")"
         return
     fi
     local fuzzers=("$out"/*_fuzzer) failed
@@ -101,7 +107,7 @@ user_check() {   # ENGINE SANITIZER
     ln -s "$PWD" "$src/heisenfuzz"
     if ! (cd "$src/wallet" && oss_run "$engine" "$sanitizer" "$out" "$work" "$src" bash -eux "$src/wallet/build.sh") \
         >"$tmp/user-log" 2>&1; then
-        echo "not ok - the user example's OSS-Fuzz build ($engine, $sanitizer) failed: $(grep -m1 -E 'error|rror:' "$tmp/user-log")"
+        echo "not ok - the user example's OSS-Fuzz build ($engine, $sanitizer) failed: $(first_error "$tmp/user-log")"
         return
     fi
     local failed
