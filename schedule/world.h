@@ -12,6 +12,7 @@
 #include "run.h"
 #include "trace.h"
 
+#include <assert.h>
 #include <setjmp.h>
 
 enum { HF_MAX_TASKS = 256 };
@@ -59,10 +60,12 @@ typedef struct hf_world {
     hf_fiber main_fiber;         /* the OS thread's own context */
     hf_task tasks[HF_MAX_TASKS]; /* index id - 1 */
     int task_count;
+    int runnable_count;          /* tasks in state TASK_RUNNABLE (sched.c keeps it) */
     hf_task *current;            /* NULL while the main context runs */
     hf_task *runnable[HF_MAX_TASKS];   /* scratch for choose_next */
     int runnable_ids[HF_MAX_TASKS];
     hf_task *last_run;           /* for RUN events: only changes are traced */
+    bool last_pick_deviated;     /* the last choice of a task was not the default */
     hf_task *killer;             /* the task a killed task hands control back to */
     uint64_t now;
     uint64_t steps, max_steps, max_time;
@@ -101,6 +104,18 @@ void hf_at(uint64_t when, hf_timer_fn *fn, void *arg);
  * as at the end of a run.  For the simulated world's end. */
 void hf_end_run(void) __attribute__((noreturn));
 hf_task *hf_task_by_id(int id);
+/* sched.c: fails the run, its step budget spent. */
+void hf_fail_step_budget(void) __attribute__((noreturn));
+/* A scheduling step at which only the running task can run: no decision (a
+ * choice of one option reads nothing) and no switch, only the step counted,
+ * as choose_next would count it.  Inline: with one thread, every pthread
+ * call and shared access of a program comes here. */
+static inline void hf_step_alone(void) {
+    assert(hf_w.runnable_count == 1 && hf_w.current && hf_w.current->state == TASK_RUNNABLE);
+    hf_w.accesses = 0;
+    if (++hf_w.steps > hf_w.max_steps) hf_fail_step_budget();
+    hf_w.last_pick_deviated = false;
+}
 /* spin.c: a preemption point the runtime chose (a shared memory access, a
  * pthread call).  By default the task goes on, but after a time slice of
  * HF_SLICE_POINTS such points in a row it gives way, as a timer interrupt
