@@ -80,7 +80,8 @@ static const struct command {
 } commands[] = {
     {"list", "list [FUZZER]", "the targets, one per line (those linked into this program, or into FUZZER)", cmd_list},
     {"replay", "replay [-q] TARGET FILE...",
-     "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed",
+     "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed.\n"
+     "      TARGET may be a fuzzer binary (a path: ./prog_fuzzer, one build-pthread wrote included)",
      cmd_replay},
     {"fuzz", "fuzz [--engine libfuzzer|afl] [--jobs N] [--time S] [--keep-going] [--seed N] [--dir DIR]\n"
              "           [--log FILE] TARGET [-- ENGINE-FLAGS]",
@@ -100,7 +101,13 @@ static const struct command {
      "      DIR/NAME.c (default tests/regress/TARGET_HASH.c), a C test asserting the failure in\n"
      "      TARGET and its absence in the fixed twin (TARGET minus _buggy).  Defaults: --max-runs\n"
      "      200000, --max-time 600.  Exit 2 when CRASH does not fail or cannot be minimized;\n"
-     "      exit 1 when the fixed twin fails the minimized schedule too (no test written)",
+     "      exit 1 when the fixed twin fails the minimized schedule too (no test written).\n"
+     "      TARGET may be a pthread program's fuzzer (./prog_fuzzer, from build-pthread): it has no\n"
+     "      twin, so its test (default DIR is the current directory, NAME the fuzzer's name less\n"
+     "      _fuzzer, then the hash) checks the program alone: built with the program's sources by\n"
+     "      build-pthread --test NAME.c PROG.c..., it asserts that the minimized schedule still fails\n"
+     "      with the same outcome and message, taking the same deviations; built against the fixed\n"
+     "      sources with -- -DHF_PROGRAM_FIXED, that the same schedule passes",
      hf_cmd_minimize},
     {"explore", "explore TARGET [--strategy random|swarm|pct|generators|bytes|dfs] [--runs N] [--seed S] [--depth D] [--max-len L] [--bound K] [--bound-kind deviations|preemptions] [--values N] [--until-fail] [--hashes] [-o DIR]",
      "run TARGET over schedules drawn by a baseline strategy and count failures (--hashes: print each run's trace hash; -o: save the first failing input); exit 1 if any run failed.  "
@@ -130,12 +137,14 @@ static const struct command {
      "      assertions never evaluated first), fault kinds never injected, behaviours by category\n"
      "      over time, the crashes and the files that replay them",
      hf_cmd_report},
-    {"build-pthread", "build-pthread PROG.c... [-o PATH] [--afl] [-v] [-- CFLAGS]",
+    {"build-pthread", "build-pthread PROG.c... [-o PATH] [--afl | --test TEST.c] [-v] [-- CFLAGS]",
      "build an unmodified pthread program with a main into a fuzzer of its schedules at PATH\n"
      "      (default PROG_fuzzer): threads run as tasks, every shared memory access and pthread call is a\n"
      "      preemption point, a failed assert, abort(), exit status, crash or deadlock is a crash.\n"
      "      PATH --replay FILE... prints a run's timeline; PATH --minimize FILE -o OUT shrinks a crash.\n"
-     "      --afl builds for AFL++; -v shows the commands; CFLAGS go to clang",
+     "      --afl builds for AFL++; -v shows the commands; CFLAGS go to clang.  --test TEST.c builds,\n"
+     "      instead of a fuzzer, the program with TEST.c's main and no engine (default PATH: TEST):\n"
+     "      a regression test that minimize --emit-test wrote for this program",
      hf_cmd_build_pthread},
     {"help", "help", "this text", cmd_help},
 };

@@ -30,7 +30,14 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
 
 /* Targets come in families: NAME, the fixed variant, and NAME_buggy. */
 bool hf_target_is_buggy(const hf_target *t);
+
 /* Writes the family name (the target's name without "_buggy") to `out`. */
 void hf_target_family(const hf_target *t, char *out, size_t size);
+
+/* The pthread layer's target (schedule/pthread_thread.c): the program a
+ * fuzzer built by `heisenfuzz build-pthread` holds.  It has no fixed twin;
+ * its regression tests are built with the program (regress.h). */
+extern const hf_target hf_pthread_program_target;
+bool hf_target_is_pthread_program(const hf_target *t);
 
 #endif
