@@ -92,7 +92,9 @@ static inline int hfp_self_id(void) {
 }
 
 /* A preemption point (hf_preemption_point) for a synchronisation call. */
-static inline void hfp_point(void) { hf_preemption_point(); }
+static inline void hfp_point(void) {
+    if (!hf_preemption_point_alone()) hf_preemption_point();
+}
 
 hfp_thread *hfp_self(void);
 

@@ -25,23 +25,13 @@
 #include <assert.h>
 #include <errno.h>
 
-/* Switch points a task may go on at, in a row, before its slice ends. */
-enum { HF_SLICE_POINTS = 1000 };
-
 void hf_preemption_point(void) {
+    if (hf_preemption_point_alone()) return;
     hf_task *self = hf_w.current;
     assert(self && "a preemption point outside a task");
     if (hf_w.slice_task != self->id) {
         hf_w.slice_task = self->id;
         hf_w.slice_points = 0;
-    }
-    if (hf_w.runnable_count == 1) {
-        /* Alone, the task goes on whether its slice ends or not (a yield
-         * would choose it again): a step and nothing else.  Most of a
-         * program's points are here, in its single-threaded parts. */
-        if (++hf_w.slice_points >= HF_SLICE_POINTS) hf_w.slice_points = 0;
-        hf_step_alone();
-        return;
     }
     int saved_errno = errno;
     if (++hf_w.slice_points >= HF_SLICE_POINTS) {

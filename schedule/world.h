@@ -116,6 +116,26 @@ static inline void hf_step_alone(void) {
     if (++hf_w.steps > hf_w.max_steps) hf_fail_step_budget();
     hf_w.last_pick_deviated = false;
 }
+/* Switch points a task may go on at, in a row, before its slice ends. */
+enum { HF_SLICE_POINTS = 1000 };
+/* The whole of a preemption point (below) when only the running task can
+ * run: it goes on whether its slice ends or not (a yield would choose it
+ * again), so the point is its slice counted and a step.  Returns false,
+ * having done nothing, when another task could run.  Inline, for the
+ * pthread layer's calls: most points of a program come here, in its
+ * single-threaded parts and whenever the others are blocked. */
+static inline bool hf_preemption_point_alone(void) {
+    if (hf_w.runnable_count != 1) return false;
+    hf_task *self = hf_w.current;
+    assert(self && "a preemption point outside a task");
+    if (hf_w.slice_task != self->id) {
+        hf_w.slice_task = self->id;
+        hf_w.slice_points = 0;
+    }
+    if (++hf_w.slice_points >= HF_SLICE_POINTS) hf_w.slice_points = 0;
+    hf_step_alone();
+    return true;
+}
 /* spin.c: a preemption point the runtime chose (a shared memory access, a
  * pthread call).  By default the task goes on, but after a time slice of
  * HF_SLICE_POINTS such points in a row it gives way, as a timer interrupt
