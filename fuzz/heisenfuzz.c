@@ -34,6 +34,8 @@ static int cmd_list(int argc, char **argv) {
     }
     for (const hf_target *const *t = hf_target_list(); *t; t++)
         printf("%-26s %s\n", (*t)->name, (*t)->summary);
+    const hf_target *own = hf_target_added();   /* a pthread program's fuzzer holds its program */
+    if (own) printf("%-26s %s\n", own->name, own->summary);
     return 0;
 }
 

@@ -53,6 +53,8 @@ static const hf_target *added;
 
 void hf_target_add(const hf_target *t) { added = t; }
 
+const hf_target *hf_target_added(void) { return added; }
+
 const hf_target *hf_target_find(const char *name) {
     if (added && strcmp(added->name, name) == 0) return added;
     for (const hf_target *const *t = hf_target_list(); *t; t++)

@@ -20,9 +20,11 @@ const hf_target *hf_target_find(const char *name);
 /* Makes hf_target_find know one more target, outside the registry: a
  * fuzzer's own (a pthread program's, fuzz/pthread_driver.c). */
 void hf_target_add(const hf_target *t);
+/* That target, or NULL. */
+const hf_target *hf_target_added(void);
 
 /* The target a fuzzer binary runs: the one HEISENFUZZ_TARGET names, else
- * the only one linked in, else the one the program is named after
+ * the one hf_target_add made known, else the only one linked in, else the one the program is named after
  * (PROGRAM's base name less a _bytes_fuzzer, _fuzzer, _afl_mutator.so, _afl or
  * _replay ending).  NULL, with
  * a one-line reason in `error`, when none of these picks one. */
