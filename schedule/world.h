@@ -16,6 +16,7 @@
 #include <setjmp.h>
 
 enum { HF_MAX_TASKS = 256 };
+_Static_assert(HF_MAX_TASKS % 64 == 0, "runnable_bits holds whole words");
 
 typedef enum { TASK_RUNNABLE, TASK_BLOCKED, TASK_DONE } hf_task_state;
 
@@ -60,7 +61,8 @@ typedef struct hf_world {
     hf_fiber main_fiber;         /* the OS thread's own context */
     hf_task tasks[HF_MAX_TASKS]; /* index id - 1 */
     int task_count;
-    int runnable_count;          /* tasks in state TASK_RUNNABLE (sched.c keeps it) */
+    int runnable_count;          /* tasks in state TASK_RUNNABLE (sched.c keeps it) ... */
+    uint64_t runnable_bits[HF_MAX_TASKS / 64];   /* ... and which: bit id - 1 */
     hf_task *current;            /* NULL while the main context runs */
     hf_task *runnable[HF_MAX_TASKS];   /* scratch for choose_next */
     int runnable_ids[HF_MAX_TASKS];
