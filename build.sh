@@ -113,10 +113,20 @@ pthread_lib() {
     mkdir -p "$lib/include/heisenfuzz"
     cp $PUBLIC_HEADERS "$lib/include/heisenfuzz/"
     cp schedule/pthread_stdatomic.h "$lib/include/std/stdatomic.h"
-    # How the program is compiled: as the runtime was (optimisation,
-    # sanitizer), with access tracing and emulated thread-locals.
-    echo "$cflags" | sed 's/-std=c11 -Wall -Wextra -Werror //' >"$lib/pthread.cflags"
+    # How the program is compiled: with the runtime's sanitizer, at -O0
+    # (its accesses are its preemption points: see ACCESS_POINT_SOURCES),
+    # with access tracing and emulated thread-locals.
+    echo "$cflags -O0" | sed 's/-std=c11 -Wall -Wextra -Werror //' >"$lib/pthread.cflags"
 }
+
+# Code whose loads and stores are its preemption points (a target folder
+# with a target declared .preempt_at_accesses, and pthread programs) is
+# compiled at -O0 in every build: optimisation merges, hoists and drops
+# accesses, and sanitizers change what the optimiser may do, so at the
+# build's own level the same bytes would switch at other points in the -O0,
+# -O2 and sanitizer builds.  At -O0 every access of the source is one.
+ACCESS_POINT_SOURCES=" $(for d in $(grep -l 'preempt_at_accesses = true' targets/*/*.c | xargs -r -n1 dirname | sort -u); do
+    ls "$d"/*.c; done | tr '\n' ' ') "
 
 # Compiles run this many at a time (the machine's cores).
 COMPILE_JOBS=$(nproc 2>/dev/null || echo 2)
@@ -129,8 +139,10 @@ compile() {
     local objs=() running=()
     for src in "$@"; do
         local obj="$objdir/$(echo "$src" | tr '/' '_').o"
+        local level=""
+        case $ACCESS_POINT_SOURCES in *" $src "*) level=-O0 ;; esac
         # shellcheck disable=SC2086
-        $CC $flags $INCLUDES -c "$src" -o "$obj" &
+        $CC $flags $level $INCLUDES -c "$src" -o "$obj" &
         running+=($!)
         objs+=("$obj")
         if [ ${#running[@]} -ge "$COMPILE_JOBS" ]; then

@@ -10,6 +10,7 @@
 #include "run.h"
 #include "sim.h"
 #include "targets.h"
+#include "options.h"
 #include "tool.h"
 
 #include <stdio.h>
@@ -215,12 +216,37 @@ static void bench_world(bool quick) {
     bench_world_runs("stormy (every fault kind)", true, runs);
 }
 
+typedef struct bench_options {
+    bool quick;
+} bench_options;
+
+static const bench_options bench_defaults = {0};
+
+static const hf_option bench_option_table[] = {
+    {.name = "quick", HF_FLAG(bench_options, quick), .help = "fewer iterations and runs"},
+};
+
+const hf_command_spec hf_bench_spec = {
+    .name = "bench",
+    .summary = "time fiber switches and scheduling decisions against swapcontext and a bare switch, and runs per "
+               "second.  `bench --search`, `bench --species` and `bench --plateau` are benchmarks of the search "
+               "(see their --help)",
+    HF_OPTION_TABLE(bench_option_table),
+    .defaults = &bench_defaults,
+    .size = sizeof(bench_options),
+};
+
 int hf_cmd_bench(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--search")) return hf_bench_search(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "--species")) return hf_bench_species(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "--plateau")) return hf_bench_plateau(argc - 1, argv + 1);
-    bool quick = argc > 1 && !strcmp(argv[1], "--quick");
-    if (argc > 2 || (argc == 2 && !quick)) return hf_usage_error("bench takes --quick or --search");
+    bench_options o;
+    char **operands;
+    int count;
+    int parsed = hf_options_parse(&hf_bench_spec, argc, argv, &o, &operands, &count);
+    if (parsed != HF_PARSED) return parsed;
+    if (count > 0) return hf_usage_error("bench takes --quick, --search, --species or --plateau, not '%s'", operands[0]);
+    bool quick = o.quick;
     iterations = quick ? 200000 : 2000000;
     long runs = quick ? 2000 : 50000;
 

@@ -31,6 +31,7 @@
 #include "run.h"
 #include "species.h"
 #include "targets.h"
+#include "options.h"
 #include "tool.h"
 
 #include <inttypes.h>
@@ -291,49 +292,60 @@ static int plateau_target(const hf_target *t, const plateau_options *o, const ch
     return 0;
 }
 
-static int parse_whole(const char *flag, const char *text, uint64_t lo, uint64_t hi, uint64_t *out) {
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (!*text || *end || text[0] == '-' || v < lo || v > hi)
-        return hf_usage_error("bench --plateau: %s needs a whole number in %" PRIu64 "..%" PRIu64 ", not '%s'", flag,
-                              lo, hi, text);
-    *out = v;
-    return 0;
-}
+/* What the command line sets; plateau_options is made from it. */
+typedef struct plateau_command_line {
+    uint64_t campaigns, first_seed, runs, max_bound, truth_runs, values;
+    const char *keep_logs;
+} plateau_command_line;
+
+static const plateau_command_line plateau_defaults = {
+    .campaigns = 20, .first_seed = 1, .runs = 200000, .max_bound = 5, .truth_runs = 3000000, .values = 8,
+};
+
+static const hf_option plateau_option_table[] = {
+    {.name = "campaigns", HF_UINT(plateau_command_line, campaigns, 1, MAX_CAMPAIGNS), .value_name = "N",
+     .help = "seeded libFuzzer campaigns per target"},
+    {.name = "first-seed", HF_UINT(plateau_command_line, first_seed, 1, UINT32_MAX), .value_name = "S",
+     .help = "the campaigns' seeds are S, S+1, ..."},
+    {.name = "runs", HF_UINT(plateau_command_line, runs, 1000, UINT64_MAX), .value_name = "N",
+     .help = "executions per campaign"},
+    {.name = "max-bound", HF_UINT(plateau_command_line, max_bound, 0, 100), .value_name = "K",
+     .help = "the ground truth's largest bound of deviations"},
+    {.name = "truth-runs", HF_UINT(plateau_command_line, truth_runs, 1, UINT64_MAX), .value_name = "N",
+     .help = "enumeration runs per bound at most"},
+    {.name = "values", HF_UINT(plateau_command_line, values, 2, HF_DFS_MAX_VALUES), .value_name = "N",
+     .help = "values of a wide decision in the enumeration"},
+    {.name = "keep-logs", HF_STRING(plateau_command_line, keep_logs), .value_name = "DIR",
+     .help = "keep each campaign's discovery log in DIR"},
+};
+
+const hf_command_spec hf_bench_plateau_spec = {
+    .name = "bench --plateau",
+    .operands = "[TARGET...]",
+    .summary = "the plateau rule against ground truth: every behaviour feature within a bound of deviations "
+               "(explore --strategy dfs, the bound raised until one more adds none), then seeded libFuzzer "
+               "campaigns, and at the rule's first firing in each the share of the true features found (goal >= "
+               "95%), the executions to the last new feature and Chao1 against the true total (default target: "
+               "counter)",
+    .options_first = true,   /* the targets end the options */
+    HF_OPTION_TABLE(plateau_option_table),
+    .defaults = &plateau_defaults,
+    .size = sizeof(plateau_command_line),
+};
 
 int hf_bench_plateau(int argc, char **argv) {
-    plateau_options o = {20, 1, 200000, 5, 3000000, 8, NULL};
-    int first_target = argc;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-') { first_target = i; break; }
-        if (i + 1 >= argc) return hf_usage_error("bench --plateau: %s needs a value", argv[i]);
-        const char *flag = argv[i], *v = argv[++i];
-        uint64_t n;
-        if (!strcmp(flag, "--keep-logs")) {
-            if (access(v, W_OK) != 0) return hf_usage_error("bench --plateau: --keep-logs needs a writable directory, not '%s'", v);
-            o.keep_logs = v;
-        } else if (!strcmp(flag, "--campaigns")) {
-            if (parse_whole(flag, v, 1, MAX_CAMPAIGNS, &n)) return 2;
-            o.campaigns = (int)n;
-        } else if (!strcmp(flag, "--first-seed")) {
-            if (parse_whole(flag, v, 1, UINT32_MAX, &o.first_seed)) return 2;
-        } else if (!strcmp(flag, "--runs")) {
-            if (parse_whole(flag, v, 1000, UINT64_MAX, &o.runs)) return 2;
-        } else if (!strcmp(flag, "--max-bound")) {
-            if (parse_whole(flag, v, 0, 100, &n)) return 2;
-            o.max_bound = (uint32_t)n;
-        } else if (!strcmp(flag, "--truth-runs")) {
-            if (parse_whole(flag, v, 1, UINT64_MAX, &o.truth_runs)) return 2;
-        } else if (!strcmp(flag, "--values")) {
-            if (parse_whole(flag, v, 2, HF_DFS_MAX_VALUES, &n)) return 2;
-            o.values = (uint32_t)n;
-        } else {
-            return hf_usage_error("bench --plateau: unknown option '%s'", flag);
-        }
-    }
+    plateau_command_line line;
+    char **operands;
+    int count;
+    int parsed = hf_options_parse(&hf_bench_plateau_spec, argc, argv, &line, &operands, &count);
+    if (parsed != HF_PARSED) return parsed;
+    if (line.keep_logs && access(line.keep_logs, W_OK) != 0)
+        return hf_usage_error("bench --plateau: --keep-logs needs a writable directory, not '%s'", line.keep_logs);
+    plateau_options o = {(int)line.campaigns, line.first_seed, line.runs, (uint32_t)line.max_bound, line.truth_runs,
+                         (uint32_t)line.values, line.keep_logs};
     static const char *const defaults[] = {"counter"};
-    const char *const *names = first_target < argc ? (const char *const *)argv + first_target : defaults;
-    int count = first_target < argc ? argc - first_target : (int)(sizeof defaults / sizeof *defaults);
+    const char *const *names = count > 0 ? (const char *const *)operands : defaults;
+    if (count == 0) count = (int)(sizeof defaults / sizeof *defaults);
     const hf_target *targets[64];
     if (count > 64) return hf_usage_error("bench --plateau: at most 64 targets");
     for (int i = 0; i < count; i++)   /* a fuzzer's target: this command goes on inside that fuzzer */

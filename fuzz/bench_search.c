@@ -31,6 +31,7 @@
 #include "run.h"
 #include "strategy.h"
 #include "targets.h"
+#include "options.h"
 #include "tool.h"
 
 #include <assert.h>
@@ -321,25 +322,46 @@ static int parse_only(const char *list, search_options *o) {
     return 0;
 }
 
+/* What the command line sets; search_options is made from it. */
+typedef struct search_command_line {
+    uint64_t seeds;
+    uint64_t max_runs;
+    const char *only;         /* a comma-separated list of searches, or NULL: all */
+} search_command_line;
+
+static const search_command_line search_defaults = {.seeds = 10, .max_runs = 100000};
+
+static const hf_option search_option_table[] = {
+    {.name = "seeds", HF_UINT(search_command_line, seeds, 1, MAX_SEEDS), .value_name = "N",
+     .help = "run each search with seeds 1..N"},
+    {.name = "max-runs", HF_UINT(search_command_line, max_runs, 1, UINT64_MAX), .value_name = "N",
+     .help = "a search that has not failed after N executions did not find the bug"},
+    {.name = "only", HF_STRING(search_command_line, only), .value_name = "S,...",
+     .help = "only these searches: random, swarm, pct, lf-bytes, lf-cov, lf-search, afl-search"},
+};
+
+const hf_command_spec hf_bench_search_spec = {
+    .name = "bench --search",
+    .operands = "[TARGET...]",
+    .summary = "executions to each buggy target's first failure (median, seeds that found it, wall seconds) for "
+               "random, swarm, pct, lf-bytes (libFuzzer's byte mutator, the control), lf-cov (the full search "
+               "without behaviour features), lf-search (the full search) and afl-search, with the goals checked",
+    .options_first = true,   /* the targets end the options */
+    HF_OPTION_TABLE(search_option_table),
+    .defaults = &search_defaults,
+    .size = sizeof(search_command_line),
+};
+
 int hf_bench_search(int argc, char **argv) {
-    search_options o = {10, 100000, {false}};
-    int first_target = argc;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-') { first_target = i; break; }
-        if (i + 1 >= argc) return hf_usage_error("bench --search: %s needs a value", argv[i]);
-        if (!strcmp(argv[i], "--only")) {
-            if (parse_only(argv[++i], &o)) return 2;
-            continue;
-        }
-        char *end;
-        unsigned long long v = strtoull(argv[++i], &end, 10);
-        if (*end || !*argv[i]) return hf_usage_error("bench --search: %s needs a whole number", argv[i - 1]);
-        if (!strcmp(argv[i - 1], "--seeds") && v >= 1 && v <= MAX_SEEDS) o.seeds = (int)v;
-        else if (!strcmp(argv[i - 1], "--max-runs") && v >= 1) o.max_runs = v;
-        else return hf_usage_error("bench --search: bad option %s %s", argv[i - 1], argv[i]);
-    }
-    for (int i = first_target; i < argc; i++) {
-        const hf_target *t = hf_tool_target(argv[i]);
+    search_command_line line;
+    char **targets;
+    int count;
+    int parsed = hf_options_parse(&hf_bench_search_spec, argc, argv, &line, &targets, &count);
+    if (parsed != HF_PARSED) return parsed;
+    search_options o = {(int)line.seeds, line.max_runs, {false}};
+    if (line.only && parse_only(line.only, &o)) return 2;
+    for (int i = 0; i < count; i++) {
+        const hf_target *t = hf_tool_target(targets[i]);
         if (!t) return 2;
         if (!hf_target_is_buggy(t)) return hf_usage_error("bench --search takes buggy targets (NAME_buggy), not %s", t->name);
     }
@@ -352,8 +374,8 @@ int hf_bench_search(int argc, char **argv) {
     for (int k = 0; k < SEARCHES; k++) printf(" %15s", search_names[k]);
     printf("\n");
     int status = 0;
-    if (first_target < argc) {
-        for (int i = first_target; i < argc && !status; i++) status = search_target(hf_target_find(argv[i]), &o, bin_dir);
+    if (count > 0) {
+        for (int i = 0; i < count && !status; i++) status = search_target(hf_target_find(targets[i]), &o, bin_dir);
     } else {
         for (const hf_target *const *t = hf_target_list(); *t && !status; t++)
             if (hf_target_is_buggy(*t)) status = search_target(*t, &o, bin_dir);

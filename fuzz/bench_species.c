@@ -18,6 +18,7 @@
 #include "species.h"
 #include "strategy.h"
 #include "targets.h"
+#include "options.h"
 #include "tool.h"
 
 #include <inttypes.h>
@@ -59,23 +60,41 @@ static int species_target(const hf_target *t, uint64_t runs) {
     return 0;
 }
 
+typedef struct species_options {
+    uint64_t runs;
+} species_options;
+
+static const species_options species_defaults = {.runs = 100000};
+
+static const hf_option species_option_table[] = {
+    {.name = "runs", HF_UINT(species_options, runs, 1, UINT64_MAX), .value_name = "N", .help = "runs per target"},
+};
+
+const hf_command_spec hf_bench_species_spec = {
+    .name = "bench --species",
+    .operands = "[TARGET...]",
+    .summary = "how three species (trace hash, run signature, behaviour feature) saturate over random runs of "
+               "each target",
+    .options_first = true,   /* the targets end the options */
+    HF_OPTION_TABLE(species_option_table),
+    .defaults = &species_defaults,
+    .size = sizeof(species_options),
+};
+
 int hf_bench_species(int argc, char **argv) {
-    uint64_t runs = 100000;
-    int i = 1;
-    if (i + 1 < argc && !strcmp(argv[i], "--runs")) {
-        char *end;
-        runs = strtoull(argv[i + 1], &end, 10);
-        if (*end || runs == 0) return hf_usage_error("bench --species: --runs needs a positive whole number");
-        i += 2;
-    }
+    species_options o;
+    char **targets;
+    int count;
+    int parsed = hf_options_parse(&hf_bench_species_spec, argc, argv, &o, &targets, &count);
+    if (parsed != HF_PARSED) return parsed;
     int status = 0;
-    if (i < argc) {
-        for (; i < argc && !status; i++) {
-            const hf_target *t = hf_tool_target(argv[i]);
-            status = t ? species_target(t, runs) : 2;
+    if (count > 0) {
+        for (int i = 0; i < count && !status; i++) {
+            const hf_target *t = hf_tool_target(targets[i]);
+            status = t ? species_target(t, o.runs) : 2;
         }
     } else {
-        for (const hf_target *const *t = hf_target_list(); *t && !status; t++) status = species_target(*t, runs);
+        for (const hf_target *const *t = hf_target_list(); *t && !status; t++) status = species_target(*t, o.runs);
     }
     return status;
 }

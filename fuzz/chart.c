@@ -10,6 +10,7 @@
 #include "estimate.h"
 #include "files.h"
 #include "logread.h"
+#include "options.h"
 #include "status.h"
 #include "tool.h"
 
@@ -445,35 +446,51 @@ int hf_campaign_read_for_command(hf_campaign *c, const char *const *logs, size_t
     return 0;
 }
 
+/* ---- The command ----------------------------------------------------------- */
+
+/* The x axes in axis_kind's order; "hours" is the logical axis's old name. */
+static const char *const axis_words[] = {"logical", "executions", "wall", "hours", NULL};
+
+typedef struct chart_options {
+    const char *output;
+    int axis;                /* an axis_kind, or 3: hours */
+    bool skip_bad;
+} chart_options;
+
+static const chart_options chart_defaults = {.output = "chart.svg", .axis = AXIS_LOGICAL};
+
+static const hf_option chart_option_table[] = {
+    {.short_name = 'o', HF_STRING(chart_options, output), .value_name = "FILE.svg", .help = "the chart's file"},
+    {.name = "x", HF_WORD(chart_options, axis, axis_words),
+     .help = "the x axis: logical time (hours the same), executions or wall-clock time"},
+    {.name = "skip-bad", HF_FLAG(chart_options, skip_bad), .help = "chart the good lines of a damaged log"},
+};
+
+const hf_command_spec hf_chart_spec = {
+    .name = "chart",
+    .operands = "LOG...",
+    .summary = "draw discovery logs (HEISENFUZZ_LOG, fuzz --log) as an SVG: behaviours, Good-Turing, the "
+               "plateau, crashes",
+    HF_OPTION_TABLE(chart_option_table),
+    .defaults = &chart_defaults,
+    .size = sizeof(chart_options),
+};
+
 int hf_cmd_chart(int argc, char **argv) {
-    const char *output = "chart.svg";
-    axis_kind axis = AXIS_LOGICAL;
-    bool skip_bad = false;
-    const char **logs = calloc((size_t)argc, sizeof *logs);
-    size_t nlogs = 0;
-    if (!logs) return 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--skip-bad")) skip_bad = true;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--x")) {
-            if (i + 1 >= argc) { free(logs); return hf_usage_error("chart: %s needs a value", a); }
-            const char *v = argv[++i];
-            if (a[1] == 'o') output = v;
-            else if (!strcmp(v, "logical") || !strcmp(v, "hours")) axis = AXIS_LOGICAL;
-            else if (!strcmp(v, "executions")) axis = AXIS_EXECUTIONS;
-            else if (!strcmp(v, "wall")) axis = AXIS_WALL;
-            else { free(logs); return hf_usage_error("chart: --x is logical, executions or wall, not '%s'", v); }
-        } else if (a[0] == '-' && a[1]) {
-            free(logs);
-            return hf_usage_error("chart: unknown option '%s'", a);
-        } else logs[nlogs++] = a;
-    }
-    if (!nlogs) { free(logs); return hf_usage_error("chart needs at least one discovery log"); }
+    chart_options o;
+    char **operands;
+    int count;
+    int parsed = hf_options_parse(&hf_chart_spec, argc, argv, &o, &operands, &count);
+    if (parsed != HF_PARSED) return parsed;
+    if (count < 1) return hf_usage_error("chart needs at least one discovery log");
+    const char *output = o.output;
+    axis_kind axis = o.axis == 3 ? AXIS_LOGICAL : (axis_kind)o.axis;
+    const char **logs = (const char **)operands;
+    size_t nlogs = (size_t)count;
 
     hf_campaign c;
     char error[512];
-    int rc = hf_campaign_read_for_command(&c, logs, nlogs, skip_bad, "charts the good lines");
-    free(logs);
+    int rc = hf_campaign_read_for_command(&c, logs, nlogs, o.skip_bad, "charts the good lines");
     if (rc) return rc;
     const hf_progress *last = &c.points[c.count - 1];
     char *svg = NULL;

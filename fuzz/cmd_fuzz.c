@@ -21,6 +21,7 @@
 #include "files.h"
 #include "logread.h"
 #include "minimize.h"
+#include "options.h"
 #include "run.h"
 #include "status.h"
 #include "targets.h"
@@ -136,8 +137,10 @@ static int find_fuzzer(campaign *c, const char *bin_dir) {
 }
 
 /* The dictionary and seeds: in the source tree for an in-tree target
- * (dict/FAMILY.dict, targets/FAMILY/seeds, the tool being in out/), beside
- * the binary for a user's (FUZZER.dict, FUZZER_seeds/; OSS-Fuzz's names). */
+ * (dict/FAMILY.dict, targets/FAMILY/seeds), beside the binary for a user's
+ * (FUZZER.dict, FUZZER_seeds/; OSS-Fuzz's names).  An in-tree build lives
+ * in out/ or one level deeper (out/asan, out/O0, a --out of one's own two
+ * levels down), so the tree is looked for one, then two, levels up. */
 static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
     char family[256];
     hf_target_family(c->target, family, sizeof family);
@@ -145,10 +148,17 @@ static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
         snprintf(c->dict, sizeof c->dict, "%s.dict", c->fuzzer);
         snprintf(c->seeds, sizeof c->seeds, "%s_seeds", c->fuzzer);
     } else {
-        snprintf(c->dict, sizeof c->dict, "%s/../dict/%s.dict", bin_dir, family);
-        snprintf(c->seeds, sizeof c->seeds, "%s/../targets/%s/seeds", bin_dir, family);
+        for (const char *up = "/..", *again = "/../.."; up; up = again, again = NULL) {
+            snprintf(c->dict, sizeof c->dict, "%s%s/dict/%s.dict", bin_dir, up, family);
+            snprintf(c->seeds, sizeof c->seeds, "%s%s/targets/%s/seeds", bin_dir, up, family);
+            if (is_file(c->dict)) break;
+        }
     }
-    if (!is_file(c->dict)) c->dict[0] = '\0';
+    if (!is_file(c->dict)) {
+        fprintf(stderr, "heisenfuzz: no dictionary for %s (looked for %s): fuzzing without one\n",
+                c->target->name, c->dict);
+        c->dict[0] = '\0';
+    }
     if (!is_dir(c->seeds)) c->seeds[0] = '\0';
     snprintf(c->mutator, sizeof c->mutator, "%s/%s_afl_mutator.so", bin_dir, c->target->name);
     if (hf_tool_in_fuzzer() || !is_file(c->mutator)) c->mutator[0] = '\0';
@@ -448,16 +458,6 @@ static size_t sort_crashes(const campaign *c, kept_crash *kept, size_t cap) {
     return count;
 }
 
-static int parse_count(const char *option, const char *text, long lo, long hi, long *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi)
-        return hf_usage_error("fuzz: %s needs a whole number from %ld to %ld, not '%s'", option, lo, hi, text);
-    *out = v;
-    return 0;
-}
-
 /* Minimizes a crash into CRASH.min and prints the timeline of the result;
  * the crash itself when it cannot be minimized. */
 static void show_crash(const hf_target *t, const char *path) {
@@ -493,39 +493,76 @@ static void show_crash(const hf_target *t, const char *path) {
     free(data);
 }
 
+/* ---- The command line -------------------------------------------------------- */
+
+/* In engine's order. */
+static const char *const engine_names[] = {"libfuzzer", "afl", NULL};
+
+typedef struct fuzz_options {
+    int engine;              /* an engine */
+    uint64_t jobs;
+    uint64_t time_s;
+    bool keep_going;
+    const char *seed;        /* handed to the engine as it is */
+    const char *dir;
+    const char *log;         /* NULL: DIR/TARGET.log */
+} fuzz_options;
+
+static const fuzz_options fuzz_defaults = {.engine = ENGINE_LIBFUZZER, .jobs = 1, .time_s = 600, .dir = "hf-work"};
+
+static const hf_option fuzz_option_table[] = {
+    {.name = "engine", HF_WORD(fuzz_options, engine, engine_names),
+     .help = "fuzz with TARGET's libFuzzer binary or its AFL++ binary"},
+    {.name = "jobs", HF_UINT(fuzz_options, jobs, 1, MAX_JOBS), .value_name = "N",
+     .help = "N processes: libFuzzer's -fork=N, or an AFL++ main and N-1 secondaries"},
+    {.name = "time", HF_UINT(fuzz_options, time_s, 1, 365L * 24 * 3600), .value_name = "S",
+     .help = "stop after S seconds"},
+    {.name = "max-time", HF_UINT(fuzz_options, time_s, 1, 365L * 24 * 3600), .value_name = "S",
+     .help = "the same as --time"},
+    {.name = "keep-going", HF_FLAG(fuzz_options, keep_going), .help = "go on after a failure, until the time is up"},
+    {.name = "seed", HF_STRING(fuzz_options, seed), .value_name = "N", .help = "the engine's random seed"},
+    {.name = "dir", HF_STRING(fuzz_options, dir), .value_name = "DIR",
+     .help = "holds the corpus, one crash-TARGET-K per distinct failure, the discovery log and its chart"},
+    {.name = "log", HF_STRING(fuzz_options, log), .value_name = "FILE",
+     .help = "the discovery log every process appends to (default DIR/TARGET.log)"},
+};
+
+const hf_command_spec hf_fuzz_spec = {
+    .name = "fuzz",
+    .operands = "TARGET [--\1ENGINE-FLAGS]",
+    .summary = "fuzz TARGET with its libFuzzer or AFL++ binary, with its dictionary and seeds, until a run fails "
+               "(every run with --keep-going) or the time is up; then replay the failure; exit 1 if one did.  "
+               "DIR holds the corpus, one crash-TARGET-K per distinct failure, the discovery log every process "
+               "appends to (TARGET.log, or --log FILE) and its chart (TARGET.svg).  ^C stops the engines and "
+               "leaves every log complete",
+    .options_first = true,   /* after TARGET come the engine's flags */
+    HF_OPTION_TABLE(fuzz_option_table),
+    .defaults = &fuzz_defaults,
+    .size = sizeof(fuzz_options),
+};
+
 int hf_cmd_fuzz(int argc, char **argv) {
+    fuzz_options o;
+    char **operands;
+    int count;
+    int parsed = hf_options_parse(&hf_fuzz_spec, argc, argv, &o, &operands, &count);
+    if (parsed != HF_PARSED) return parsed;
+    if (count < 1) return hf_usage_error("fuzz needs a target");
     campaign *c = calloc(1, sizeof *c);
     if (!c) return 2;
-    const char *dir = "hf-work", *log = NULL;
-    long jobs = 1, time_s = 600;
-    int i = 1, status = 2;
-    c->engine = ENGINE_LIBFUZZER;
-    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--keep-going")) { c->keep_going = true; continue; }
-        if (i + 1 >= argc) { status = hf_usage_error("fuzz: %s needs a value", a); goto done; }
-        const char *v = argv[++i];
-        if (!strcmp(a, "--dir")) dir = v;
-        else if (!strcmp(a, "--seed")) c->seed = v;
-        else if (!strcmp(a, "--log")) log = v;
-        else if (!strcmp(a, "--time") || !strcmp(a, "--max-time")) {
-            if (parse_count(a, v, 1, 365L * 24 * 3600, &time_s)) goto done;
-        } else if (!strcmp(a, "--jobs")) {
-            if (parse_count(a, v, 1, MAX_JOBS, &jobs)) goto done;
-        } else if (!strcmp(a, "--engine")) {
-            if (!strcmp(v, "libfuzzer")) c->engine = ENGINE_LIBFUZZER;
-            else if (!strcmp(v, "afl")) c->engine = ENGINE_AFL;
-            else { status = hf_usage_error("fuzz: --engine is libfuzzer or afl, not '%s'", v); goto done; }
-        } else { status = hf_usage_error("fuzz: unknown option '%s'", a); goto done; }
-    }
-    if (i >= argc) { status = hf_usage_error("fuzz needs a target"); goto done; }
-    c->target = hf_tool_target(argv[i++]);
+    int status = 2;
+    const char *dir = o.dir, *log = o.log;
+    c->engine = (engine)o.engine;
+    c->keep_going = o.keep_going;
+    c->seed = o.seed;
+    c->target = hf_tool_target(operands[0]);
     if (!c->target) goto done;
-    if (i < argc && !strcmp(argv[i], "--")) i++;
-    c->extra_argc = argc - i;
-    c->extra_argv = argv + i;
-    c->jobs = (int)jobs;
-    c->time_s = time_s;
+    int i = 1;
+    if (i < count && !strcmp(operands[i], "--")) i++;
+    c->extra_argc = count - i;
+    c->extra_argv = operands + i;
+    c->jobs = (int)o.jobs;
+    c->time_s = (long)o.time_s;
 
     char bin_dir[PATH_MAX];
     if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) {

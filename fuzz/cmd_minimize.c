@@ -18,6 +18,7 @@
 #include "explain.h"
 #include "files.h"
 #include "minimize.h"
+#include "options.h"
 #include "regress.h"
 #include "targets.h"
 #include "tool.h"
@@ -42,63 +43,59 @@ typedef struct options {
     bool emit_test;
     const char *test_name;     /* NULL: TARGET_HASH */
     const char *test_dir;
-    bool test_dir_given;
 } options;
 
-static bool parse_count(const char *text, uint64_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-') return false;
-    *out = v;
-    return true;
-}
+static const options minimize_defaults = {.max_runs = 200000, .max_seconds = 600, .test_dir = "tests/regress"};
 
-static bool parse_seconds(const char *text, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= 0)) return false;
-    *out = v;
-    return true;
-}
+static const hf_option minimize_option_table[] = {
+    {.name = "output", .short_name = 'o', HF_STRING(options, output), .value_name = "MIN",
+     .help = "write the minimized input to MIN (default CRASH.min), its goal to MIN.goal"},
+    {.name = "expect", HF_STRING(options, expect), .value_name = "MESSAGE",
+     .help = "the failure message to keep (else CRASH.goal's, else CRASH's own failure)"},
+    {.name = "max-runs", HF_UINT(options, max_runs, 1, UINT64_MAX), .value_name = "N",
+     .help = "stop after N runs"},
+    {.name = "max-time", HF_SECONDS(options, max_seconds), .value_name = "S", .help = "stop after S seconds"},
+    {.name = "quiet", .short_name = 'q', HF_FLAG(options, quiet), .help = "no timeline"},
+    {.name = "emit-test", HF_FLAG(options, emit_test),
+     .help = "also write DIR/NAME.c, a C test asserting the failure in TARGET and its absence in the fixed twin"},
+    {.name = "test-name", HF_STRING(options, test_name), .value_name = "NAME",
+     .help = "--emit-test: the test's name (default TARGET_HASH)"},
+    {.name = "test-dir", HF_STRING(options, test_dir), .value_name = "DIR", .help = "--emit-test: where it goes"},
+};
 
-/* Returns 0, or 2 after printing what was wrong. */
+const hf_command_spec hf_minimize_spec = {
+    .name = "minimize",
+    .operands = "TARGET CRASH",
+    .summary = "shrink CRASH to the decisions that make it fail the same way (1-minimal), write it to MIN with "
+               "its goal in MIN.goal, and print its timeline.  The goal is --expect's message, else CRASH.goal, "
+               "else CRASH's own failure.  Exit 2 when CRASH does not fail or cannot be minimized; exit 1 when "
+               "the fixed twin fails the minimized schedule too (no test written).  TARGET may be a pthread "
+               "program's fuzzer (./prog_fuzzer, from build-pthread): it has no twin, so its test (default DIR the "
+               "current directory, NAME the fuzzer's name less _fuzzer, then the hash) checks the program alone: "
+               "built with the program's sources by build-pthread --test NAME.c PROG.c..., it asserts that the "
+               "minimized schedule still fails the same way, taking the same deviations; built against the fixed "
+               "sources with -- -DHF_PROGRAM_FIXED, that the same schedule passes",
+    HF_OPTION_TABLE(minimize_option_table),
+    .defaults = &minimize_defaults,
+    .size = sizeof(options),
+};
+
+/* Returns HF_PARSED, or the exit status after printing --help or what was wrong. */
 static int parse_options(int argc, char **argv, options *o) {
-    *o = (options){.max_runs = 200000, .max_seconds = 600, .test_dir = "tests/regress"};
-    const char *positional[2];
-    int positionals = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool takes_value = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--expect") ||
-                           !strcmp(a, "--max-runs") || !strcmp(a, "--max-time") ||
-                           !strcmp(a, "--test-name") || !strcmp(a, "--test-dir");
-        if (takes_value && i + 1 >= argc) return hf_usage_error("minimize: %s needs a value", a);
-        if (!strcmp(a, "-o") || !strcmp(a, "--output")) o->output = argv[++i];
-        else if (!strcmp(a, "--expect")) o->expect = argv[++i];
-        else if (!strcmp(a, "--max-runs")) {
-            if (!parse_count(argv[++i], &o->max_runs) || o->max_runs == 0)
-                return hf_usage_error("minimize: --max-runs needs a positive whole number, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--max-time")) {
-            if (!parse_seconds(argv[++i], &o->max_seconds) || o->max_seconds == 0)
-                return hf_usage_error("minimize: --max-time needs a positive number of seconds, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--test-name")) o->test_name = argv[++i];
-        else if (!strcmp(a, "--test-dir")) { o->test_dir = argv[++i]; o->test_dir_given = true; }
-        else if (!strcmp(a, "--emit-test")) o->emit_test = true;
-        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = true;
-        else if (a[0] == '-' && a[1]) return hf_usage_error("minimize: unknown option '%s'", a);
-        else if (positionals == 2) return hf_usage_error("minimize: unexpected argument '%s'", a);
-        else positional[positionals++] = a;
-    }
-    if (positionals < 2) return hf_usage_error("minimize needs a target and a crashing input");
-    o->target = positional[0];
-    o->input = positional[1];
+    char **operands;
+    int count;
+    int status = hf_options_parse(&hf_minimize_spec, argc, argv, o, &operands, &count);
+    if (status != HF_PARSED) return status;
+    if (count > 2) return hf_usage_error("minimize: unexpected argument '%s'", operands[2]);
+    if (count < 2) return hf_usage_error("minimize needs a target and a crashing input");
+    o->target = operands[0];
+    o->input = operands[1];
     if (o->expect && !o->expect[0]) return hf_usage_error("minimize: --expect needs a failure message");
     if (o->test_name && !hf_regress_name_ok(o->test_name))
         return hf_usage_error("minimize: --test-name '%s' must be letters, digits and '_' only", o->test_name);
     if ((o->test_name || strcmp(o->test_dir, "tests/regress")) && !o->emit_test)
         return hf_usage_error("minimize: --test-name and --test-dir go with --emit-test");
-    return 0;
+    return HF_PARSED;
 }
 
 /* ---- Goal files: "key value" lines ---------------------------------------- */
@@ -190,8 +187,11 @@ static int read_goal_file(const char *path, hf_goal *g, char *error, size_t size
 
 /* ---- The command ---------------------------------------------------------- */
 
-/* The fixed twin of a *_buggy target, or NULL after saying why not. */
+/* The fixed twin of a buggy target, or NULL after saying why not.  A pair
+ * declared as one (HF_DEFINE_TARGET_PAIR) names its twin; a buggy target
+ * declared alone (a user's NAME_buggy beside NAME) is paired by name. */
 static const hf_target *fixed_twin(const hf_target *buggy) {
+    if (buggy->fixed) return buggy->fixed;
     if (!hf_target_is_buggy(buggy)) {
         fprintf(stderr, "heisenfuzz: --emit-test needs a target named *_buggy with a fixed twin; '%s' is not one\n",
                 buggy->name);
@@ -379,14 +379,17 @@ static int minimize_input(const options *o, const hf_target *t, const hf_target 
 
 int hf_cmd_minimize(int argc, char **argv) {
     options o;
-    if (parse_options(argc, argv, &o) != 0) return 2;
+    int parsed = parse_options(argc, argv, &o);
+    if (parsed != HF_PARSED) return parsed;
     const hf_target *t = hf_tool_target(o.target);
     if (!t) return 2;
     const hf_target *fixed = NULL;
     if (o.emit_test && !hf_target_is_pthread_program(t) && !(fixed = fixed_twin(t))) return 2;
     /* A program's test is not one of the repository's (build.sh builds those
      * with the in-tree targets): it goes where the command runs. */
-    if (o.emit_test && hf_target_is_pthread_program(t) && !o.test_dir_given) o.test_dir = ".";
+    /* A program keeps its test beside itself unless --test-dir says otherwise
+     * (the default is the parser's own string, not one the user gave). */
+    if (o.emit_test && hf_target_is_pthread_program(t) && o.test_dir == minimize_defaults.test_dir) o.test_dir = ".";
     /* Before any work: the test's directory (only its last part is made). */
     if (o.emit_test && mkdir(o.test_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", o.test_dir, strerror(errno));

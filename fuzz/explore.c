@@ -10,6 +10,7 @@
 #include "behaviour.h"
 #include "dfs.h"
 #include "files.h"
+#include "options.h"
 #include "run.h"
 #include "species.h"
 #include "strategy.h"
@@ -25,90 +26,82 @@ typedef enum {
     STRATEGY_RANDOM, STRATEGY_SWARM, STRATEGY_PCT, STRATEGY_GENERATORS, STRATEGY_BYTES, STRATEGY_DFS, STRATEGY_COUNT
 } strategy_kind;
 
-static const char *const strategy_names[STRATEGY_COUNT] = {"random", "swarm", "pct", "generators", "bytes", "dfs"};
-static const char *const bound_kind_names[] = {"deviations", "preemptions"};
+static const char *const strategy_names[STRATEGY_COUNT + 1] = {"random", "swarm", "pct", "generators", "bytes", "dfs",
+                                                              NULL};
+/* In hf_dfs_bound_kind's order. */
+static const char *const bound_kind_names[] = {"deviations", "preemptions", NULL};
 
 typedef struct explore_options {
-    strategy_kind strategy;
+    int strategy;           /* a strategy_kind */
     uint64_t runs;          /* how many runs at most */
+    bool runs_given;        /* dfs runs until exhausted unless capped */
     uint64_t seed;
-    int depth;              /* PCT's d */
-    size_t max_len;         /* bytes strategy: inputs of 0..max_len bytes */
+    uint64_t depth;         /* PCT's d */
+    uint64_t max_len;       /* bytes strategy: inputs of 0..max_len bytes */
+    uint64_t bound;         /* dfs: per run */
+    int bound_kind;         /* dfs: a hf_dfs_bound_kind */
+    uint64_t values;        /* dfs: options of a wide decision */
     bool until_fail;        /* stop at the first failure */
     bool hashes;            /* print each run's trace hash (determinism checks) */
     const char *save_dir;   /* write the first failing input there */
-    bool runs_given;        /* dfs runs until exhausted unless capped */
-    uint32_t bound;         /* dfs: per run */
-    hf_dfs_bound_kind bound_kind;
-    uint32_t values;        /* dfs: options of a wide decision */
 } explore_options;
+
+static const explore_options explore_defaults = {
+    .strategy = STRATEGY_RANDOM, .runs = 10000, .seed = 1, .depth = 3, .max_len = 64,
+    .bound = 2, .bound_kind = HF_DFS_DEVIATIONS, .values = 8,
+};
+
+static const hf_option explore_option_table[] = {
+    {.name = "strategy", HF_WORD(explore_options, strategy, strategy_names),
+     .help = "how schedules are drawn: uniform random decisions, swarm, PCT, generator records, random bytes, "
+             "or the bounded enumeration"},
+    {.name = "runs", HF_UINT(explore_options, runs, 0, UINT64_MAX), HF_GIVEN(explore_options, runs_given),
+     .value_name = "N", .help = "at most N runs (dfs: until the bounded space is exhausted unless given)"},
+    {.name = "seed", HF_UINT(explore_options, seed, 0, UINT64_MAX), .value_name = "S",
+     .help = "the seed of the drawn schedules"},
+    {.name = "depth", HF_UINT(explore_options, depth, 1, HF_PCT_MAX_DEPTH), .value_name = "D",
+     .help = "pct: the bug depth d"},
+    {.name = "max-len", HF_UINT(explore_options, max_len, 0, 1 << 20), .value_name = "L",
+     .help = "bytes: inputs of 0..L bytes"},
+    {.name = "bound", HF_UINT(explore_options, bound, 0, 1000), .value_name = "K",
+     .help = "dfs: at most K deviations (or preemptions) per run"},
+    {.name = "bound-kind", HF_WORD(explore_options, bound_kind, bound_kind_names),
+     .help = "dfs: what the bound counts"},
+    {.name = "values", HF_UINT(explore_options, values, 2, HF_DFS_MAX_VALUES), .value_name = "N",
+     .help = "dfs: wide decisions (times, 64-bit values) take up to N values: default, lo, hi, log-spaced"},
+    {.name = "until-fail", HF_FLAG(explore_options, until_fail), .help = "stop at the first failing run"},
+    {.name = "hashes", HF_FLAG(explore_options, hashes), .help = "print each run's trace hash"},
+    {.short_name = 'o', HF_STRING(explore_options, save_dir), .value_name = "DIR",
+     .help = "save the first failing input in DIR"},
+};
+
+const hf_command_spec hf_explore_spec = {
+    .name = "explore",
+    .operands = "TARGET",
+    .summary = "run TARGET over schedules drawn by a baseline strategy and count failures; exit 1 if any run "
+               "failed.  --strategy dfs enumerates every run with at most K deviations from the default, or "
+               "preemptions, depth-first, wide decisions at up to N values each; it prints the distinct behaviour "
+               "features seen and whether that bounded space was exhausted, running until it is unless --runs "
+               "caps it",
+    HF_OPTION_TABLE(explore_option_table),
+    .defaults = &explore_defaults,
+    .size = sizeof(explore_options),
+};
 
 /* Distinct failure messages and how often each was seen. */
 enum { MAX_KINDS = 16 };
 typedef struct failure_kind { char message[sizeof ((hf_result *)0)->message]; uint64_t count; } failure_kind;
 
-static int parse_u64(const char *text, const char *flag, uint64_t *out) {
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (!*text || *end || text[0] == '-') return hf_usage_error("explore: %s needs a whole number, not '%s'", flag, text);
-    *out = v;
-    return 0;
-}
-
 static int parse_options(int argc, char **argv, explore_options *o, const char **target) {
-    *o = (explore_options){STRATEGY_RANDOM, 10000, 1, 3, 64, false, false, NULL, false, 2, HF_DFS_DEVIATIONS, 8};
-    *target = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-') {
-            if (*target) return hf_usage_error("explore: more than one target given");
-            *target = a;
-            continue;
-        }
-        if (!strcmp(a, "--until-fail")) { o->until_fail = true; continue; }
-        if (!strcmp(a, "--hashes")) { o->hashes = true; continue; }
-        if (i + 1 >= argc) return hf_usage_error("explore: %s needs a value", a);
-        const char *v = argv[++i];
-        uint64_t n;
-        if (!strcmp(a, "--strategy")) {
-            int k = -1;
-            for (int s = 0; s < STRATEGY_COUNT; s++) if (!strcmp(v, strategy_names[s])) k = s;
-            if (k < 0) return hf_usage_error("explore: unknown strategy '%s' (random, swarm, pct, generators, bytes or dfs)", v);
-            o->strategy = (strategy_kind)k;
-        } else if (!strcmp(a, "--runs")) {
-            if (parse_u64(v, a, &o->runs)) return 2;
-            o->runs_given = true;
-        } else if (!strcmp(a, "--seed")) {
-            if (parse_u64(v, a, &o->seed)) return 2;
-        } else if (!strcmp(a, "--depth")) {
-            if (parse_u64(v, a, &n)) return 2;
-            if (n < 1 || n > HF_PCT_MAX_DEPTH) return hf_usage_error("explore: --depth must be 1..%d", HF_PCT_MAX_DEPTH);
-            o->depth = (int)n;
-        } else if (!strcmp(a, "--max-len")) {
-            if (parse_u64(v, a, &n)) return 2;
-            if (n > 1 << 20) return hf_usage_error("explore: --max-len must be at most 1048576");
-            o->max_len = (size_t)n;
-        } else if (!strcmp(a, "--bound")) {
-            if (parse_u64(v, a, &n)) return 2;
-            if (n > 1000) return hf_usage_error("explore: --bound must be at most 1000");
-            o->bound = (uint32_t)n;
-        } else if (!strcmp(a, "--bound-kind")) {
-            if (!strcmp(v, "deviations")) o->bound_kind = HF_DFS_DEVIATIONS;
-            else if (!strcmp(v, "preemptions")) o->bound_kind = HF_DFS_PREEMPTIONS;
-            else return hf_usage_error("explore: --bound-kind is deviations or preemptions, not '%s'", v);
-        } else if (!strcmp(a, "--values")) {
-            if (parse_u64(v, a, &n)) return 2;
-            if (n < 2 || n > HF_DFS_MAX_VALUES) return hf_usage_error("explore: --values must be 2..%d", HF_DFS_MAX_VALUES);
-            o->values = (uint32_t)n;
-        } else if (!strcmp(a, "-o")) {
-            o->save_dir = v;
-        } else {
-            return hf_usage_error("explore: unknown option '%s'", a);
-        }
-    }
-    if (!*target) return hf_usage_error("explore needs a target");
+    char **operands;
+    int count;
+    int status = hf_options_parse(&hf_explore_spec, argc, argv, o, &operands, &count);
+    if (status != HF_PARSED) return status;
+    if (count > 1) return hf_usage_error("explore: more than one target given");
+    if (count < 1) return hf_usage_error("explore needs a target");
+    *target = operands[0];
     if (o->strategy == STRATEGY_DFS && !o->runs_given) o->runs = UINT64_MAX;
-    return 0;
+    return HF_PARSED;
 }
 
 static void note_failure(failure_kind *kinds, int *count, const char *message) {
@@ -122,7 +115,7 @@ static void note_failure(failure_kind *kinds, int *count, const char *message) {
 static int save_input(const explore_options *o, const hf_target *t, const uint8_t *data, size_t size) {
     char path[4096], error[512];
     if (o->strategy == STRATEGY_DFS)   /* no seed: the bound names the run */
-        snprintf(path, sizeof path, "%s/%s-dfs-bound%u-first-failure", o->save_dir, t->name, o->bound);
+        snprintf(path, sizeof path, "%s/%s-dfs-bound%" PRIu64 "-first-failure", o->save_dir, t->name, o->bound);
     else
         snprintf(path, sizeof path, "%s/%s-%s-seed%" PRIu64 "-first-failure", o->save_dir, t->name,
                  strategy_names[o->strategy], o->seed);
@@ -138,14 +131,14 @@ int hf_cmd_explore(int argc, char **argv) {
     explore_options o;
     const char *target_name;
     int status = parse_options(argc, argv, &o, &target_name);
-    if (status) return status;
+    if (status != HF_PARSED) return status;
     const hf_target *t = hf_tool_target(target_name);
     if (!t) return 2;
 
     hf_baseline baseline;
-    if (o.strategy < STRATEGY_BYTES) hf_baseline_init(&baseline, t, (hf_baseline_kind)o.strategy, o.seed, o.depth);
+    if (o.strategy < STRATEGY_BYTES) hf_baseline_init(&baseline, t, (hf_baseline_kind)o.strategy, o.seed, (int)o.depth);
     hf_dfs dfs;
-    hf_dfs_init(&dfs, o.bound_kind, o.bound, o.values);
+    hf_dfs_init(&dfs, (hf_dfs_bound_kind)o.bound_kind, (uint32_t)o.bound, (uint32_t)o.values);
     hf_species features;
     if (!hf_species_init(&features)) { fprintf(stderr, "heisenfuzz: out of memory\n"); return 2; }
     hf_rng bytes_rng;
@@ -219,9 +212,11 @@ int hf_cmd_explore(int argc, char **argv) {
     }
 
     printf("target: %s\nstrategy: %s", t->name, strategy_names[o.strategy]);
-    if (o.strategy == STRATEGY_PCT) printf(" (depth %d, k=%" PRIu64 ")", o.depth, baseline.pct.steps_estimate);
+    if (o.strategy == STRATEGY_PCT)
+        printf(" (depth %" PRIu64 ", k=%" PRIu64 ")", o.depth, baseline.pct.steps_estimate);
     if (o.strategy == STRATEGY_DFS)
-        printf(" (bound %u %s, up to %u values per wide decision)\n", o.bound, bound_kind_names[o.bound_kind], o.values);
+        printf(" (bound %" PRIu64 " %s, up to %" PRIu64 " values per wide decision)\n", o.bound,
+               bound_kind_names[o.bound_kind], o.values);
     else
         printf(", seed %" PRIu64 "\n", o.seed);
     printf("runs: %" PRIu64 "\nfailures: %" PRIu64 " (%.4f%%)\n", run, failures,
@@ -234,8 +229,11 @@ int hf_cmd_explore(int argc, char **argv) {
         /* Stopped at the first failure, or capped by --runs, it has not
          * seen everything. */
         printf("exhausted: %s", dfs.exhausted ? "yes" : "no");
-        if (dfs.exhausted && dfs.pruned) printf(" (every run within the bound, wide decisions at up to %u values each)", o.values);
-        if (dfs.exhausted && !dfs.pruned) printf(" (the whole tree: the bound left nothing out; wide decisions at up to %u values each)", o.values);
+        if (dfs.exhausted && dfs.pruned)
+            printf(" (every run within the bound, wide decisions at up to %" PRIu64 " values each)", o.values);
+        if (dfs.exhausted && !dfs.pruned)
+            printf(" (the whole tree: the bound left nothing out; wide decisions at up to %" PRIu64 " values each)",
+                   o.values);
         printf("\n");
     }
     printf("logical time: %.6f h\nwall time: %.2f s (%.0f runs/s)\n", (double)logical_ns / HF_SEC / 3600, elapsed,

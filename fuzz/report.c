@@ -14,6 +14,7 @@
 #include "estimate.h"
 #include "files.h"
 #include "logread.h"
+#include "options.h"
 #include "prop.h"
 #include "sha1.h"
 #include "sim.h"
@@ -492,32 +493,45 @@ static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props, c
 
 /* ---- The command -------------------------------------------------------------- */
 
+typedef struct report_options {
+    const char *output;
+    bool skip_bad;
+} report_options;
+
+static const report_options report_defaults = {.output = "report.html"};
+
+static const hf_option report_option_table[] = {
+    {.short_name = 'o', HF_STRING(report_options, output), .value_name = "FILE.html", .help = "the page's file"},
+    {.name = "skip-bad", HF_FLAG(report_options, skip_bad), .help = "report the good lines of a damaged log"},
+};
+
+const hf_command_spec hf_report_spec = {
+    .name = "report",
+    .operands = "LOG...",
+    .summary = "what a campaign never exercised, as one self-contained HTML page: the discovery chart and "
+               "plateau, the target's properties (sometimes/reachable never held and assertions never evaluated "
+               "first), fault kinds never injected, behaviours by category over time, the crashes and the files "
+               "that replay them",
+    HF_OPTION_TABLE(report_option_table),
+    .defaults = &report_defaults,
+    .size = sizeof(report_options),
+};
+
 int hf_cmd_report(int argc, char **argv) {
-    const char *output = "report.html";
-    bool skip_bad = false;
-    const char **logs = calloc((size_t)argc, sizeof *logs);
-    size_t nlogs = 0;
-    if (!logs) return 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--skip-bad")) skip_bad = true;
-        else if (!strcmp(a, "-o")) {
-            if (i + 1 >= argc) { free(logs); return hf_usage_error("report: -o needs a file"); }
-            output = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            free(logs);
-            return hf_usage_error("report: unknown option '%s'", a);
-        } else logs[nlogs++] = a;
-    }
-    if (!nlogs) { free(logs); return hf_usage_error("report needs at least one discovery log"); }
+    report_options o;
+    char **operands;
+    int count;
+    int parsed = hf_options_parse(&hf_report_spec, argc, argv, &o, &operands, &count);
+    if (parsed != HF_PARSED) return parsed;
+    if (count < 1) return hf_usage_error("report needs at least one discovery log");
+    const char *output = o.output;
+    const char **logs = (const char **)operands;
+    size_t nlogs = (size_t)count;
 
     hf_campaign c;
     char error[512];
-    int rc = hf_campaign_read_for_command(&c, logs, nlogs, skip_bad, "reports the good lines");
-    if (rc) {
-        free(logs);
-        return rc;
-    }
+    int rc = hf_campaign_read_for_command(&c, logs, nlogs, o.skip_bad, "reports the good lines");
+    if (rc) return rc;
     prop_set props;
     char *page = NULL;
     size_t page_len = 0;
@@ -526,11 +540,9 @@ int hf_cmd_report(int argc, char **argv) {
         fprintf(stderr, "heisenfuzz: out of memory writing %s\n", output);
         if (props.from_catalogue) free(props.all);
         hf_campaign_free(&c);
-        free(logs);
         return 2;
     }
     size_t shown = put_page(mem, &c, &props, logs, nlogs);
-    free(logs);
     bool written = !ferror(mem);
     if (fclose(mem) != 0) written = false;
     rc = written ? hf_write_file(output, page, page_len, error, sizeof error) : -1;

@@ -5,6 +5,7 @@
 #define HF_TOOL_H
 
 #include "hf.h"
+#include "options.h"
 #include "run.h"
 
 #include <stdarg.h>
@@ -51,6 +52,7 @@ double hf_wall_seconds(void);
 /* The directory of this program (out/, beside the fuzzer binaries). */
 int hf_exe_dir(char *dir, size_t size);
 
+/* The commands, and the tables of their options (options.h). */
 int hf_cmd_bench(int argc, char **argv);
 int hf_bench_search(int argc, char **argv);
 int hf_bench_species(int argc, char **argv);
@@ -61,5 +63,11 @@ int hf_cmd_minimize(int argc, char **argv);
 int hf_cmd_chart(int argc, char **argv);
 int hf_cmd_report(int argc, char **argv);
 int hf_cmd_build_pthread(int argc, char **argv);
+
+extern const hf_command_spec hf_bench_spec, hf_bench_search_spec, hf_bench_species_spec, hf_bench_plateau_spec,
+    hf_explore_spec, hf_fuzz_spec, hf_minimize_spec, hf_chart_spec, hf_report_spec;
+
+/* Every command's tables (bench has four), NULL-terminated: for the tests. */
+const hf_command_spec *const *hf_tool_command_specs(void);
 
 #endif

@@ -53,6 +53,10 @@
  *              values matter at every scale and mostly at the small end: a
  *              crash 3 ms after the last fault, a node down 40 ms of a
  *              possible 2 s, which a uniform draw almost never gives.
+ *              The time of the next world fault is drawn as at level 0
+ *              at every level (walk, faults, pct): the gap is the rate of
+ *              such faults, and a chance per decision would leave a rare
+ *              walk without any (generate.c says more).
  *   1 swarm    the seed draws a fault profile, as FoundationDB's and
  *              TigerBeetle's simulators do: each fault kind on or off, each
  *              class of decision (task choices, workload, each fault kind,

@@ -108,12 +108,21 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
  * fault's value or a detail is drawn half the time on near_low's scale
  * (decide.h says why), task choices and yes/noes uniformly.  And the profile (which fault kinds may happen at all) is a coin toss
  * whatever the intensity: a rare walk is a run with rare faults, not a
- * run whose faults are almost never allowed. */
+ * run whose faults are almost never allowed.
+ *
+ * The time of the next world fault is drawn among all options too, at
+ * every intensity (but in a swarm, whose profile gives world faults a rate
+ * of their own).  It is one decision per fault, taken when the last one
+ * struck, and its value, the gap, already is the rate: a chance per
+ * decision would give a rare walk no world fault at all (one toss at the
+ * start of the run), so that its intensity could not mean "a crash or two
+ * among few lost messages", the run a two-crash bug needs. */
 static uint64_t walk(const hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
                      uint64_t dflt, uint64_t threshold) {
     uint64_t r = draw(g, key, SALT_VALUE);
     unsigned cls = HF_DECISION_CLASS(tag);
     bool scaled = (cls == HF_DECISION_FAULT || cls == HF_DECISION_DETAIL) && hi - lo >= 2 && (r >> 63);
+    if (tag == (HF_DECISION_FAULT | HF_WORLD_FAULTS) && g->kind != HF_GEN_SWARM) threshold = UINT64_MAX;
     if (threshold == UINT64_MAX || cls == HF_DECISION_DETAIL)
         return scaled ? near_low(hf_mix64(r), lo, hi) : any_option(r, lo, hi);
     if (cls == HF_DECISION_PROFILE) threshold = 1ull << 31;

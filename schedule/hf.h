@@ -189,6 +189,10 @@ typedef struct hf_target {
      * hf_switch_point() is: the runtime, not the author, picks where a task
      * may be preempted.  Needs code built with load/store tracing (spin.c). */
     bool preempt_at_accesses;
+    /* A variant with a bug: its fixed twin, the control group (minimize
+     * --emit-test asserts the failure's absence there).  NULL otherwise;
+     * HF_DEFINE_TARGET_PAIR sets it. */
+    const struct hf_target *fixed;
 } hf_target;
 
 /* Defines a target and enters it in the registry the linker gathers in
@@ -206,5 +210,24 @@ typedef struct hf_target {
     static const hf_target *const hf_target_entry_##sym                         \
         __attribute__((used, section("hf_targets"))) = &sym;                    \
     const hf_target sym
+
+/* Defines a target with a bug and its fixed twin in one declaration:
+ *
+ *     HF_DEFINE_TARGET_PAIR(ring,
+ *         "a reader may see a slot half-written", ring_buggy_main,
+ *         "slots are published once written", ring_fixed_main);
+ *
+ * is ring_buggy (symbol ring_buggy_target) and ring (ring_target), the
+ * same but for summary and main, the buggy one naming its twin in .fixed.
+ * A pair that needs more (max_steps, ...) is two HF_DEFINE_TARGETs, the
+ * buggy one with .fixed = &NAME_target. */
+#define HF_DEFINE_TARGET_PAIR(family, buggy_summary, buggy_main, fixed_summary, fixed_main)     \
+    HF_DEFINE_TARGET(family##_target) = {                                                       \
+        .name = #family, .summary = fixed_summary, .main = fixed_main,                          \
+    };                                                                                          \
+    HF_DEFINE_TARGET(family##_buggy_target) = {                                                 \
+        .name = #family "_buggy", .summary = buggy_summary, .main = buggy_main,                 \
+        .fixed = &family##_target,                                                              \
+    }
 
 #endif

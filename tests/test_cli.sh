@@ -36,7 +36,7 @@ expect "replay prints a 16-hex-digit trace hash" 1 "^trace-hash: [0-9a-f]{16}$" 
 expect "the timeline marks the non-default decision" 1 "^\* +0\.000000000s  worker2 +run" \
     "$hf" replay counter_buggy "$tmp/lost-update"
 expect "explore: a bad number is refused" 2 "--runs needs a whole number" "$hf" explore counter --runs 12x
-expect "explore: an unknown strategy is refused" 2 "unknown strategy 'bfs'" "$hf" explore counter --strategy bfs
+expect "explore: an unknown strategy is refused" 2 "--strategy is random, .* not 'bfs'" "$hf" explore counter --strategy bfs
 
 # explore saves its first failure as an input file that replays it.
 mkdir -p "$tmp/saved"

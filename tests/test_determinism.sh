@@ -8,21 +8,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Targets preempted at shared accesses (NAME_nohint_buggy) switch where the
-# compiled code loads and stores, which differs between builds: the same
-# input replays bit for bit on one binary, not across builds.
+# compiled code loads and stores; build.sh compiles their files at -O0 in
+# every build, so they are held to the same hashes across builds as the rest.
 for target in $("$HF_OUT/heisenfuzz" list | cut -d' ' -f1); do
     "$HF_OUT/heisenfuzz" explore "$target" --strategy bytes --runs 3000 --seed 9 --hashes >"$tmp/plain" 2>/dev/null
-    if [[ "$target" == *_nohint_* ]]; then
-        for build in O2:"$HF_OUT" O0:"$HF_OUT_O0" asan:"$HF_OUT_ASAN"; do
-            name=${build%%:*} dir=${build#*:}
-            "$dir/heisenfuzz" explore "$target" --strategy bytes --runs 2000 --seed 9 --hashes 2>/dev/null | grep -E '^[0-9]+ ' >"$tmp/a"
-            "$dir/heisenfuzz" explore "$target" --strategy bytes --runs 2000 --seed 9 --hashes 2>/dev/null | grep -E '^[0-9]+ ' >"$tmp/b"
-            [ "$(wc -l <"$tmp/a")" -eq 2000 ] && cmp -s "$tmp/a" "$tmp/b" \
-                && echo "ok - $target: 2000 random inputs give the same trace hashes in two processes of the $name build" \
-                || echo "not ok - $target: trace hashes differ between two processes of the $name build"
-        done
-        continue
-    fi
     for build in O0:"$HF_OUT_O0" asan:"$HF_OUT_ASAN" ubsan:"$HF_OUT_UBSAN" msan:"$HF_OUT_MSAN"; do
         name=${build%%:*} dir=${build#*:}
         # 3,000 inputs a target and build (the sanitizers, slower, a prefix):

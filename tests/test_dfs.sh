@@ -44,7 +44,7 @@ fi
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--bound needs a whole number" "$tmp/err"
 check $? "a bad --bound: exit 2, one line naming it"
 "$hf" explore --strategy dfs --values 1 counter >/dev/null 2>"$tmp/err"
-[ $? -eq 2 ] && grep -q -- "--values must be 2..64" "$tmp/err"
+[ $? -eq 2 ] && grep -q -- "--values needs a whole number in 2..64" "$tmp/err"
 check $? "--values below 2: exit 2 naming the range"
 "$hf" bench --plateau --campaigns 0 counter >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "--campaigns needs a whole number in 1..100" "$tmp/err"

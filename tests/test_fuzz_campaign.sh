@@ -23,6 +23,15 @@ check "--engine takes libfuzzer or afl: exit 2, one line" \
 s=$(status_of "$hf" fuzz --jobs 0 counter_buggy)
 check "--jobs 0 is refused: exit 2" bash -c "[ $s -eq 2 ] && grep -q 'jobs needs a whole number' '$tmp/err'"
 
+# A build one level deeper than out/ (out/O0, out/asan) still finds the
+# target's dictionary in the tree, and a campaign without one says so.
+if [ -n "${HF_OUT_O0:-}" ] && [ -x "$HF_OUT_O0/heisenfuzz" ]; then
+    mkdir -p "$tmp/deeper" && (cd "$tmp/deeper" && "$OLDPWD/$HF_OUT_O0/heisenfuzz" fuzz --seed 1 --time 60 counter_buggy \
+        >"$tmp/deeper.out" 2>&1)
+    check "a build in $HF_OUT_O0 fuzzes with the tree's dictionary (libFuzzer loads dict/counter.dict)" \
+        bash -c "grep -q 'Dictionary: [1-9][0-9]* entries' '$tmp/deeper.out' && ! grep -q 'no dictionary' '$tmp/deeper.out'"
+fi
+
 if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/kafka_idempotent_buggy_afl" ]; then
     mkdir -p "$tmp/afl" && cd "$tmp/afl" || exit 1
     "$hf" fuzz --engine afl --jobs 2 --seed 1 --time 240 kafka_idempotent_buggy >"$tmp/afl.out" 2>&1

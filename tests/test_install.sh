@@ -6,7 +6,9 @@
 # AFL++ fuzzer; the installed tool fuzzes it to its bug (seeded, bounded),
 # replays the crash with the fuzzer's trace hash, minimizes it into a
 # regression test that builds against the prefix and passes, and charts the
-# discovery log.
+# discovery log.  Then the tutorial of targets/README.md, extracted from the
+# page (its code and its commands) and run the same way, from a directory of
+# its own, checking the lines the page shows.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tree=$PWD
@@ -103,4 +105,15 @@ check "and passes: the failure in wallet_buggy, none in wallet" \
 
 "$hf" chart -o chart.svg work/discovery.log >"$tmp/chart" 2>&1
 check "the installed tool charts the campaign's discovery log" bash -c "[ -s chart.svg ] && grep -q '<svg' chart.svg"
+
+# The tutorial: the page's ledger.c and commands, as a reader copies them.
+# shellcheck source=tests/doc_blocks.sh
+. "$tree/tests/doc_blocks.sh"
+mkdir -p "$tmp/tutorial"
+cd "$tmp/tutorial" || exit 1
+doc_block "$tree/targets/README.md" "c tutorial:ledger.c" >ledger.c
+check "the tutorial's code is on the page (ledger.c, a buggy/fixed pair)" grep -q "^HF_DEFINE_TARGET_PAIR(ledger," ledger.c
+export PATH="$prefix/bin:$PATH"
+doc_run "$tree/targets/README.md" tutorial "$tmp/tutorial.log"
+doc_expect "$tree/targets/README.md" tutorial-output "$tmp/tutorial.log"
 cd "$tree" || exit 1

@@ -4,7 +4,8 @@
  * to the items the mutator says it made, up to the first decision it
  * changed, and its run takes the original's deviations before that point;
  * a splice keeps the first input's run up to its cut; an aimed world
- * fault lands just after one of the run's moments; the mutator counts
+ * fault lands just after one of the run's moments; a rare walk, which
+ * fresh generators draw, still times world faults; the mutator counts
  * the runs it makes itself.  On random inputs of world and interleaving
  * targets, under every sanitizer the suite builds.
  */
@@ -223,7 +224,36 @@ static void check_aim(void) {
           "(%d of their originals)", landed, aimed, by_chance);
 }
 
+/* A rare walk still has world faults: the time of the next one is drawn
+ * among all its options at every level (generate.c), so on KIP-101's model
+ * a walk or a fault walk at level 8 (a deviation per decision with chance
+ * 1.2%) times a crash in most runs whose profile allows crashes; with that
+ * chance per moment decision, a run would almost never have one. */
+static void check_rare_walk_world_faults(void) {
+    const hf_target *t = hf_target_find("kafka_hw_truncation_buggy");
+    static const hf_generator_kind kinds[] = {HF_GEN_WALK, HF_GEN_FAULTS};
+    static uint8_t in[64];
+    for (unsigned k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        int runs = 40, timed = 0;
+        for (int seed = 1; seed <= runs; seed++) {
+            hf_item g = {.index = 0, .generator = true, .mode = (uint8_t)(kinds[k] | 8 << 4), .seed = (uint16_t)seed};
+            size_t len = hf_items_encode(&g, 1, in, sizeof in);
+            hf_result r;
+            hf_run_logged(t, in, len, &log_, &r);
+            const hf_decider *d = hf_last_decisions();
+            bool deviated = false;
+            uint32_t moments = log_.moments < HF_LOG_MOMENTS ? log_.moments : HF_LOG_MOMENTS;
+            for (uint32_t i = 0; i < d->deviations && i < HF_DEVIATIONS_KEPT && !deviated; i++)
+                for (uint32_t j = 0; j < moments && !deviated; j++) deviated = d->taken[i].index == log_.moment[j].index;
+            timed += deviated;
+        }
+        CHECK(timed >= runs / 4, "a %s generator at level 8 times a world fault in %d of %d runs",
+              kinds[k] == HF_GEN_WALK ? "walk" : "faults", timed, runs);
+    }
+}
+
 int main(void) {
+    check_rare_walk_world_faults();
     check_target(hf_target_find("kafka_idempotent_buggy"));
     check_target(hf_target_find("metrics_race_buggy"));
     check_target(hf_target_find("cluster"));

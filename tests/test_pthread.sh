@@ -17,8 +17,10 @@
 #     silent unless HEISENFUZZ_PROGRAM_OUTPUT is set
 #   - determinism: the fuzzer and the replayer print the same trace hash for
 #     the same inputs, each input run several times in one process, in every
-#     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); under ASan
-#     the use after free is reported
+#     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); the same
+#     bytes give the same hashes across the builds given (-O0 and the
+#     sanitizers against the plain one); under ASan the use after free is
+#     reported
 #   - counter_nohint_buggy and metrics_race_nohint_buggy, with no
 #     hf_switch_point(), are found
 #
@@ -281,6 +283,35 @@ if [ -n "${HF_OUT_ASAN:-}" ]; then
         check $? "use_after_free_buggy under ASan: its replay shows the report and the timeline"
     fi
 fi
+
+# ---- determinism across builds ----------------------------------------------
+
+# A program is compiled at -O0 in every build (build.sh: its accesses are its
+# preemption points, and optimisation and sanitizers move them), so the same
+# bytes give the plain build's trace hashes in every other build given.
+across="$work/across"
+mkdir -p "$across/inputs"
+RANDOM=77
+for i in $(seq 1 60); do
+    bytes=""
+    for _ in $(seq 1 $((1 + RANDOM % 40))); do bytes+=$(printf '\\x%02x' $((RANDOM % 256))); done
+    printf "$bytes" >"$across/inputs/in$(printf %02d "$i")"
+done
+for build_dir in O0:"${HF_OUT_O0:-}" asan:"${HF_OUT_ASAN:-}" ubsan:"${HF_OUT_UBSAN:-}" msan:"${HF_OUT_MSAN:-}"; do
+    label=${build_dir%%:*} dir=${build_dir#*:}
+    [ -n "$dir" ] && [ -x "$dir/heisenfuzz" ] || continue
+    tool="$(cd "$dir" && pwd)/heisenfuzz"
+    ok=0 total=0
+    for name in lost_update_buggy double_checked_buggy aba_buggy; do
+        [ -x "$across/$name-plain" ] || build "$hf" "targets/pthread/$name.c" "$across/$name-plain" || { ok=1; continue; }
+        build "$tool" "targets/pthread/$name.c" "$across/$name-$label" || { ok=1; continue; }
+        "$across/$name-plain" --replay "$across"/inputs/* 2>/dev/null | grep '^trace-hash:' >"$across/$name-plain.hashes"
+        "$across/$name-$label" --replay "$across"/inputs/* 2>/dev/null | grep '^trace-hash:' >"$across/$name-$label.hashes"
+        total=$((total + $(wc -l <"$across/$name-plain.hashes")))
+        [ "$(wc -l <"$across/$name-plain.hashes")" -eq 60 ] && cmp -s "$across/$name-plain.hashes" "$across/$name-$label.hashes" || ok=1
+    done
+    check $ok "the $label build of lost_update_buggy, double_checked_buggy and aba_buggy gives the plain build's trace hashes on $total random inputs"
+done
 
 # ---- AFL++ ------------------------------------------------------------------
 

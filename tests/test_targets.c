@@ -212,6 +212,8 @@ static void check_buggy_variant(const incident *g) {
     static uint8_t input[64];
     const hf_target *buggy = find(g->buggy), *fixed = find(g->fixed);
     if (!buggy || !fixed) return;
+    /* The pair is declared as one (HF_DEFINE_TARGET_PAIR): --emit-test's twin. */
+    CHECK(buggy->fixed == fixed && !fixed->fixed, "%s names %s as its fixed twin", buggy->name, fixed->name);
     hf_result r;
     hf_run(buggy, g->bytes, g->size, &r);
     printf("# %s: %s\n", g->buggy, g->decisions);

@@ -1,8 +1,8 @@
 /*
  * wallet.c — a target as a user writes it in their own repository: one C
  * file against the installed heisenfuzz (pkg-config), two variants defined
- * with HF_DEFINE_TARGET.  It is the worked example of README "Your own
- * targets" and of the OSS-Fuzz recipe beside it, and tests/test_install.sh
+ * with HF_DEFINE_TARGET_PAIR.  It is the worked example of fuzz/README.md's "Your
+ * own targets" and of the OSS-Fuzz recipe beside it, and tests/test_install.sh
  * builds it from outside the tree.
  *
  * Two clients deposit into one wallet.  wallet_buggy reads the balance,
@@ -45,14 +45,6 @@ static void run_wallet(bool locked) {
 static void wallet_buggy_main(void *arg) { (void)arg; run_wallet(false); }
 static void wallet_fixed_main(void *arg) { (void)arg; run_wallet(true); }
 
-HF_DEFINE_TARGET(wallet_buggy_target) = {
-    .name = "wallet_buggy",
-    .summary = "two clients deposit by read, preemption point, write: a lost update",
-    .main = wallet_buggy_main,
-};
-
-HF_DEFINE_TARGET(wallet_target) = {
-    .name = "wallet",
-    .summary = "the wallet with a mutex across read and write",
-    .main = wallet_fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(wallet,
+    "two clients deposit by read, preemption point, write: a lost update", wallet_buggy_main,
+    "the wallet with a mutex across read and write", wallet_fixed_main);

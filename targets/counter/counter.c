@@ -56,17 +56,9 @@ static void counter_buggy_main(void *arg) { (void)arg; run_counter(false, true);
 static void counter_fixed_main(void *arg) { (void)arg; run_counter(true, true); }
 static void counter_nohint_buggy_main(void *arg) { (void)arg; run_counter(false, false); }
 
-HF_DEFINE_TARGET(counter_buggy_target) = {
-    .name = "counter_buggy",
-    .summary = "lost update: workers read, may be preempted, then write a shared counter",
-    .main = counter_buggy_main,
-};
-
-HF_DEFINE_TARGET(counter_target) = {
-    .name = "counter",
-    .summary = "the counter with a mutex across read and write (the control)",
-    .main = counter_fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(counter,
+    "lost update: workers read, may be preempted, then write a shared counter", counter_buggy_main,
+    "the counter with a mutex across read and write (the control)", counter_fixed_main);
 
 HF_DEFINE_TARGET(counter_nohint_buggy_target) = {
     .name = "counter_nohint_buggy",

@@ -109,14 +109,6 @@ static void run_diskless(bool fixed) {
 static void diskless_buggy_main(void *arg) { (void)arg; run_diskless(false); }
 static void diskless_fixed_main(void *arg) { (void)arg; run_diskless(true); }
 
-HF_DEFINE_TARGET(diskless_agent_buggy_target) = {
-    .name = "diskless_agent_buggy",
-    .summary = "WarpStream's agent: a failed PUT briefly marks its file flushed; the committer may commit it",
-    .main = diskless_buggy_main,
-};
-
-HF_DEFINE_TARGET(diskless_agent_target) = {
-    .name = "diskless_agent",
-    .summary = "WarpStream's agent, fixed: only a successful PUT marks a file flushed",
-    .main = diskless_fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(diskless_agent,
+    "WarpStream's agent: a failed PUT briefly marks its file flushed; the committer may commit it", diskless_buggy_main,
+    "WarpStream's agent, fixed: only a successful PUT marks a file flushed", diskless_fixed_main);

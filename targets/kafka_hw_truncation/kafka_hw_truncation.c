@@ -113,14 +113,6 @@ static void run(bool fixed) {
 static void buggy_main(void *arg) { (void)arg; run(false); }
 static void fixed_main(void *arg) { (void)arg; run(true); }
 
-HF_DEFINE_TARGET(kafka_hw_truncation_buggy_target) = {
-    .name = "kafka_hw_truncation_buggy",
-    .summary = "KAFKA-1211 / KIP-101: a restarted follower truncates to its lagging HW, then is elected",
-    .main = buggy_main,
-};
-
-HF_DEFINE_TARGET(kafka_hw_truncation_target) = {
-    .name = "kafka_hw_truncation",
-    .summary = "KAFKA-1211, fixed by KIP-101: a follower truncates where the leader's epoch ends",
-    .main = fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(kafka_hw_truncation,
+    "KAFKA-1211 / KIP-101: a restarted follower truncates to its lagging HW, then is elected", buggy_main,
+    "KAFKA-1211, fixed by KIP-101: a follower truncates where the leader's epoch ends", fixed_main);

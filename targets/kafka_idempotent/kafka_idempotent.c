@@ -128,14 +128,6 @@ static void run_kafka(bool fixed) {
 static void kafka_buggy_main(void *arg) { (void)arg; run_kafka(false); }
 static void kafka_fixed_main(void *arg) { (void)arg; run_kafka(true); }
 
-HF_DEFINE_TARGET(kafka_idempotent_buggy_target) = {
-    .name = "kafka_idempotent_buggy",
-    .summary = "KAFKA-19880: an unknown producer's first batch is accepted whatever its sequence",
-    .main = kafka_buggy_main,
-};
-
-HF_DEFINE_TARGET(kafka_idempotent_target) = {
-    .name = "kafka_idempotent",
-    .summary = "KAFKA-19880 fixed: an unknown producer's first batch must start at sequence 0",
-    .main = kafka_fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(kafka_idempotent,
+    "KAFKA-19880: an unknown producer's first batch is accepted whatever its sequence", kafka_buggy_main,
+    "KAFKA-19880 fixed: an unknown producer's first batch must start at sequence 0", kafka_fixed_main);

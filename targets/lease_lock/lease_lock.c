@@ -105,14 +105,6 @@ static void run_lease_lock(bool fixed) {
 static void lease_buggy_main(void *arg) { (void)arg; run_lease_lock(false); }
 static void lease_fixed_main(void *arg) { (void)arg; run_lease_lock(true); }
 
-HF_DEFINE_TARGET(lease_lock_buggy_target) = {
-    .name = "lease_lock_buggy",
-    .summary = "lock leases: a client trusts its own clock against the server's expiry, no margin",
-    .main = lease_buggy_main,
-};
-
-HF_DEFINE_TARGET(lease_lock_target) = {
-    .name = "lease_lock",
-    .summary = "lock leases: a client measures its lease from its send time, with a margin",
-    .main = lease_fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(lease_lock,
+    "lock leases: a client trusts its own clock against the server's expiry, no margin", lease_buggy_main,
+    "lock leases: a client measures its lease from its send time, with a margin", lease_fixed_main);

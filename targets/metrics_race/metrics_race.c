@@ -150,17 +150,9 @@ static void metrics_race_buggy_main(void *arg) { (void)arg; run_service(false, t
 static void metrics_race_fixed_main(void *arg) { (void)arg; run_service(true, true); }
 static void metrics_race_nohint_buggy_main(void *arg) { (void)arg; run_service(false, false); }
 
-HF_DEFINE_TARGET(metrics_race_buggy_target) = {
-    .name = "metrics_race_buggy",
-    .summary = "metrics library: histogram count and sum by plain read-modify-write (WarpStream's race)",
-    .main = metrics_race_buggy_main,
-};
-
-HF_DEFINE_TARGET(metrics_race_target) = {
-    .name = "metrics_race",
-    .summary = "metrics library with indivisible updates: atomic add and a compare-and-swap loop",
-    .main = metrics_race_fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(metrics_race,
+    "metrics library: histogram count and sum by plain read-modify-write (WarpStream's race)", metrics_race_buggy_main,
+    "metrics library with indivisible updates: atomic add and a compare-and-swap loop", metrics_race_fixed_main);
 
 HF_DEFINE_TARGET(metrics_race_nohint_buggy_target) = {
     .name = "metrics_race_nohint_buggy",

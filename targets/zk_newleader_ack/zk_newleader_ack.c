@@ -101,14 +101,6 @@ static void run(bool fixed) {
 static void buggy_main(void *arg) { (void)arg; run(false); }
 static void fixed_main(void *arg) { (void)arg; run(true); }
 
-HF_DEFINE_TARGET(zk_newleader_ack_buggy_target) = {
-    .name = "zk_newleader_ack_buggy",
-    .summary = "ZOOKEEPER-4646: a follower acknowledges NEWLEADER before its SyncThread has the txns on disk",
-    .main = buggy_main,
-};
-
-HF_DEFINE_TARGET(zk_newleader_ack_target) = {
-    .name = "zk_newleader_ack",
-    .summary = "ZOOKEEPER-4646, fixed: NEWLEADER is acknowledged once its transactions are flushed",
-    .main = fixed_main,
-};
+HF_DEFINE_TARGET_PAIR(zk_newleader_ack,
+    "ZOOKEEPER-4646: a follower acknowledges NEWLEADER before its SyncThread has the txns on disk", buggy_main,
+    "ZOOKEEPER-4646, fixed: NEWLEADER is acknowledged once its transactions are flushed", fixed_main);
