@@ -109,6 +109,9 @@ pthread_lib() {
     ar rcs "$lib/libhf_pthread_$name.a" $rt $feedback $discovery $harness $driver
     cp schedule/pthread.syms schedule/pthread.ld "$lib/"
     cp schedule/pthread_atomics.h "$lib/include/"
+    # What a program's regression test includes (build-pthread --test).
+    mkdir -p "$lib/include/heisenfuzz"
+    cp $PUBLIC_HEADERS "$lib/include/heisenfuzz/"
     cp schedule/pthread_stdatomic.h "$lib/include/std/stdatomic.h"
     # How the program is compiled: with the runtime's sanitizer, at -O0
     # (its accesses are its preemption points: see ACCESS_POINT_SOURCES),

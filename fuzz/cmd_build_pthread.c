@@ -1,7 +1,9 @@
 /*
  * cmd_build_pthread.c — `heisenfuzz build-pthread PROG.c... [-o PATH]
- * [--afl] [-- CFLAGS]`: an unmodified pthread program with a main becomes a
- * fuzzer of its schedules.
+ * [--afl | --test TEST.c] [-- CFLAGS]`: an unmodified pthread program with a
+ * main becomes a fuzzer of its schedules, or, with --test, a regression test
+ * of one schedule (TEST.c's main, written by minimize --emit-test, linked
+ * with the program and the runtime, no engine).
  *
  * The program is compiled as usual but with load/store tracing (every
  * shared access a preemption point), emulated thread-locals and the atomics
@@ -38,6 +40,7 @@ typedef struct options {
     int source_count;
     const char *output;
     bool afl;
+    const char *test;          /* --test: this file's main instead of an engine */
     bool verbose;
     const char *cflags[MAX_FLAGS];
     int cflag_count;
@@ -70,6 +73,9 @@ static int parse(int argc, char **argv, options *o) {
             o->output = argv[i];
         } else if (!strcmp(a, "--afl")) {
             o->afl = true;
+        } else if (!strcmp(a, "--test")) {
+            if (++i >= argc) return hf_usage_error("build-pthread: --test needs a C file (a test minimize --emit-test wrote)");
+            o->test = argv[i];
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o->verbose = true;
         } else if (a[0] == '-') {
@@ -84,6 +90,9 @@ static int parse(int argc, char **argv, options *o) {
         o->cflags[o->cflag_count++] = argv[i];
     }
     if (o->source_count == 0) return hf_usage_error("build-pthread needs at least one C source file");
+    if (o->test && o->afl) return hf_usage_error("build-pthread: --test builds no fuzzer, so it takes no --afl");
+    if (o->test && !ends_with(o->test, ".c")) return fail("%s: not a C source file (a name ending in .c)", o->test);
+    if (o->test && access(o->test, R_OK) != 0) return fail("%s: %s", o->test, strerror(errno));
     static const char *const cxx[] = {".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".hpp", ".mm"};
     for (int s = 0; s < o->source_count; s++) {
         const char *src = o->sources[s];
@@ -173,7 +182,7 @@ static bool defines_main(const char *nm_log) {
 
 static void remove_dir(const char *dir, int objects) {
     char path[PATH_MAX];
-    static const char *const names[] = {"program.o", "compile.log", "nm.log", "link.log", "tool.log"};
+    static const char *const names[] = {"program.o", "test.o", "compile.log", "nm.log", "link.log", "tool.log"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[k]);
         unlink(path);
@@ -274,8 +283,36 @@ static int build(const options *o, const char *lib, const char *tmp) {
         return fail("%s: no main function (build-pthread needs a program with a main)",
                     o->source_count == 1 ? o->sources[0] : "the sources");
 
+    /* A test's main is the user's own code, not the program's: compiled
+     * plainly against the runtime's headers, with no renaming. */
+    char test_object[PATH_MAX];
+    snprintf(test_object, sizeof test_object, "%s/test.o", tmp);
+    if (o->test) {
+        char words[1024], include[PATH_MAX + 32];
+        snprintf(words, sizeof words, "%s", recorded);
+        snprintf(include, sizeof include, "-I%s/include/heisenfuzz", lib);
+        char *args[MAX_ARGS];
+        int t = 0;
+        args[t++] = (char *)cc;
+        t = add_words(words, args, t);
+        args[t++] = include;
+        for (int f = 0; f < o->cflag_count && t < MAX_ARGS - 5; f++) args[t++] = (char *)o->cflags[f];
+        args[t++] = "-c";
+        args[t++] = (char *)o->test;
+        args[t++] = "-o";
+        args[t++] = test_object;
+        args[t] = NULL;
+        int status = run_tool(args, NULL, log, o->verbose);
+        if (status != 0) {
+            char message[1024];
+            first_error(log, message, sizeof message);
+            return status < 0 ? fail("cannot run %s", cc) : fail("%s does not compile: %s", o->test, message);
+        }
+    }
+
     char output[PATH_MAX], temporary[PATH_MAX + 16];
     if (o->output) snprintf(output, sizeof output, "%s", o->output);
+    else if (o->test) snprintf(output, sizeof output, "%.*s", (int)(strlen(o->test) - 2), o->test);
     else {
         const char *base = strrchr(o->sources[0], '/');
         base = base ? base + 1 : o->sources[0];
@@ -288,16 +325,23 @@ static int build(const options *o, const char *lib, const char *tmp) {
     n = 0;
     args[n++] = (char *)cc;
     n = add_words(words, args, n);
-    args[n++] = "-fsanitize=fuzzer";
+    /* A test keeps the program's coverage instrumentation, so that its
+     * preemption points are the fuzzer's, and libFuzzer's callbacks for it,
+     * but not libFuzzer's main. */
+    args[n++] = o->test ? "-fsanitize=fuzzer-no-link" : "-fsanitize=fuzzer";
     for (int f = 0; f < o->cflag_count && n < MAX_ARGS - 10; f++) args[n++] = (char *)o->cflags[f];
     args[n++] = "-o";
     args[n++] = temporary;
     args[n++] = merged;
-    /* The engines' drivers refer to these weakly (and the harness to
-     * hf_fuzzer_start), which pulls nothing out of an archive. */
-    args[n++] = "-Wl,-u,LLVMFuzzerInitialize";
-    args[n++] = "-Wl,-u,hf_fuzzer_start";
-    args[n++] = "-Wl,-u,LLVMFuzzerTestOneInput";
+    if (o->test) {
+        args[n++] = test_object;
+    } else {
+        /* The engines' drivers refer to these weakly (and the harness to
+         * hf_fuzzer_start), which pulls nothing out of an archive. */
+        args[n++] = "-Wl,-u,LLVMFuzzerInitialize";
+        args[n++] = "-Wl,-u,hf_fuzzer_start";
+        args[n++] = "-Wl,-u,LLVMFuzzerTestOneInput";
+    }
     args[n++] = archive;
     args[n++] = "-lm";
     args[n++] = "-lpthread";
@@ -315,7 +359,8 @@ static int build(const options *o, const char *lib, const char *tmp) {
         unlink(temporary);
         return fail("cannot write %s: %s", output, strerror(e));
     }
-    printf("heisenfuzz: built %s (%s)\n", output, engine);
+    if (o->test) printf("heisenfuzz: built %s (the test %s, no engine)\n", output, o->test);
+    else printf("heisenfuzz: built %s (%s)\n", output, engine);
     return 0;
 }
 

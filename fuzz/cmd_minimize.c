@@ -8,8 +8,13 @@
  * its output), else from the input's own run.  So an input minimized once
  * keeps its original goal when a later build makes it fail differently:
  * the command says so and minimizes toward the goal regardless.
+ *
+ * A pthread program's fuzzer (`heisenfuzz minimize ./prog_fuzzer CRASH`:
+ * the command runs inside it) has no fixed twin; its --emit-test writes a
+ * test of the program alone (regress.h), into the current directory unless
+ * --test-dir says otherwise.
  */
-#define _POSIX_C_SOURCE 200809L   /* strdup, mkdir */
+#define _GNU_SOURCE   /* strdup, mkdir, program_invocation_name */
 #include "explain.h"
 #include "files.h"
 #include "minimize.h"
@@ -64,7 +69,12 @@ const hf_command_spec hf_minimize_spec = {
     .summary = "shrink CRASH to the decisions that make it fail the same way (1-minimal), write it to MIN with "
                "its goal in MIN.goal, and print its timeline.  The goal is --expect's message, else CRASH.goal, "
                "else CRASH's own failure.  Exit 2 when CRASH does not fail or cannot be minimized; exit 1 when "
-               "the fixed twin fails the minimized schedule too (no test written)",
+               "the fixed twin fails the minimized schedule too (no test written).  TARGET may be a pthread "
+               "program's fuzzer (./prog_fuzzer, from build-pthread): it has no twin, so its test (default DIR the "
+               "current directory, NAME the fuzzer's name less _fuzzer, then the hash) checks the program alone: "
+               "built with the program's sources by build-pthread --test NAME.c PROG.c..., it asserts that the "
+               "minimized schedule still fails the same way, taking the same deviations; built against the fixed "
+               "sources with -- -DHF_PROGRAM_FIXED, that the same schedule passes",
     HF_OPTION_TABLE(minimize_option_table),
     .defaults = &minimize_defaults,
     .size = sizeof(options),
@@ -222,8 +232,32 @@ static void print_decisions(const hf_minimized *m, char (*what)[HF_EXPLAIN_SIZE]
     printf("\n");
 }
 
+/* A pthread program's test: no twin to check it against here, so it checks
+ * the program alone (regress.h), built with the program's sources. */
+static int emit_program_test(const options *o, const hf_target *t, const hf_goal *goal, const hf_minimized *m,
+                             char (*what)[HF_EXPLAIN_SIZE], size_t input_size) {
+    char name[256], path[PATH_MAX + 264];
+    if (o->test_name) snprintf(name, sizeof name, "%s", o->test_name);
+    else hf_regress_program_name(program_invocation_name, m->bytes, m->size, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s.c", o->test_dir, name);
+    hf_regress_test test = {
+        .buggy = t, .fixed = NULL, .goal = goal, .deviations = m->deviations, .count = m->count,
+        .what = what, .origin = o->input, .origin_bytes = input_size,
+        .origin_deviations = m->original_deviations, .program = program_invocation_name,
+    };
+    char error[512];
+    if (hf_regress_write(&test, path, error, sizeof error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
+        return 2;
+    }
+    printf("regression test: %s (build it with the program: heisenfuzz build-pthread --test %s PROGRAM.c... "
+           "-o %s; add -- -DHF_PROGRAM_FIXED once the program is fixed)\n", path, path, name);
+    return 0;
+}
+
 static int emit_test(const options *o, const hf_target *t, const hf_target *fixed, const hf_goal *goal,
                      const hf_minimized *m, char (*what)[HF_EXPLAIN_SIZE], size_t input_size) {
+    if (hf_target_is_pthread_program(t)) return emit_program_test(o, t, goal, m, what, input_size);
     hf_result r;
     hf_run(fixed, m->bytes, m->size, &r);
     if (r.outcome != HF_OK) {
@@ -350,7 +384,12 @@ int hf_cmd_minimize(int argc, char **argv) {
     const hf_target *t = hf_tool_target(o.target);
     if (!t) return 2;
     const hf_target *fixed = NULL;
-    if (o.emit_test && !(fixed = fixed_twin(t))) return 2;
+    if (o.emit_test && !hf_target_is_pthread_program(t) && !(fixed = fixed_twin(t))) return 2;
+    /* A program's test is not one of the repository's (build.sh builds those
+     * with the in-tree targets): it goes where the command runs. */
+    /* A program keeps its test beside itself unless --test-dir says otherwise
+     * (the default is the parser's own string, not one the user gave). */
+    if (o.emit_test && hf_target_is_pthread_program(t) && o.test_dir == minimize_defaults.test_dir) o.test_dir = ".";
     /* Before any work: the test's directory (only its last part is made). */
     if (o.emit_test && mkdir(o.test_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", o.test_dir, strerror(errno));

@@ -84,8 +84,15 @@ static void note_artifact_flags(int argc, char **argv) {
     }
 }
 
+/* ... and the target it brings, for the tool's commands run inside it
+ * (`heisenfuzz replay ./prog_fuzzer crash`). */
+void hf_fuzzer_tool_start(void) __attribute__((weak));
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    if (getenv("HEISENFUZZ_TOOL")) exit(hf_tool_main_in_fuzzer(*argc, *argv));
+    if (getenv("HEISENFUZZ_TOOL")) {
+        if (hf_fuzzer_tool_start) hf_fuzzer_tool_start();
+        exit(hf_tool_main_in_fuzzer(*argc, *argv));
+    }
     note_artifact_flags(*argc, *argv);
     if (hf_fuzzer_start) target = hf_fuzzer_start(argc, argv);
     fuzz_target();

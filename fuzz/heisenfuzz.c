@@ -36,6 +36,8 @@ static int cmd_list(int argc, char **argv) {
     }
     for (const hf_target *const *t = hf_target_list(); *t; t++)
         printf("%-26s %s\n", (*t)->name, (*t)->summary);
+    const hf_target *own = hf_target_added();   /* a pthread program's fuzzer holds its program */
+    if (own) printf("%-26s %s\n", own->name, own->summary);
     return 0;
 }
 
@@ -54,7 +56,8 @@ static const hf_option replay_option_table[] = {
 static const hf_command_spec replay_spec = {
     .name = "replay",
     .operands = "TARGET FILE...",
-    .summary = "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed",
+    .summary = "run each input file without a fuzzer: timeline, verdict, trace-hash; exit 1 if a run failed.  "
+               "TARGET may be a fuzzer binary (a path: ./prog_fuzzer, one build-pthread wrote included)",
     .options_first = true,   /* what follows TARGET is files */
     HF_OPTION_TABLE(replay_option_table),
     .defaults = &replay_defaults,
@@ -114,12 +117,15 @@ static const struct command {
      NULL, NULL},
     {"chart", hf_cmd_chart, (const hf_command_spec *const[]){&hf_chart_spec, NULL}, NULL, NULL},
     {"report", hf_cmd_report, (const hf_command_spec *const[]){&hf_report_spec, NULL}, NULL, NULL},
-    {"build-pthread", hf_cmd_build_pthread, NULL, "build-pthread PROG.c... [-o PATH] [--afl] [-v] [-- CFLAGS]",
+    {"build-pthread", hf_cmd_build_pthread, NULL,
+     "build-pthread PROG.c... [-o PATH] [--afl | --test TEST.c] [-v] [-- CFLAGS]",
      "build an unmodified pthread program with a main into a fuzzer of its schedules at PATH "
      "(default PROG_fuzzer): threads run as tasks, every shared memory access and pthread call is a "
      "preemption point, a failed assert, abort(), exit status, crash or deadlock is a crash. "
      "PATH --replay FILE... prints a run's timeline; PATH --minimize FILE -o OUT shrinks a crash. "
-     "--afl builds for AFL++; -v shows the commands; CFLAGS go to clang"},
+     "--afl builds for AFL++; -v shows the commands; CFLAGS go to clang.  --test TEST.c builds, instead of a "
+     "fuzzer, the program with TEST.c's main and no engine (default PATH: TEST): a regression test that "
+     "minimize --emit-test wrote for this program"},
     {"help", cmd_help, NULL, "help", "this text"},
 };
 

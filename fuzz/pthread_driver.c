@@ -12,7 +12,9 @@
  *
  * These are read at start-up (hf_fuzzer_start, called by the harness's
  * LLVMFuzzerInitialize before libFuzzer parses its flags), and the process
- * exits when done: libFuzzer never starts.  Any
+ * exits when done: libFuzzer never starts.  The tool's own replay and
+ * minimize (--emit-test included) run inside this binary too
+ * (hf_fuzzer_tool_start), with the program as their target.  Any
  * other command line goes to the engine.  A replayed run that crashes (a
  * signal, or a sanitizer's report) still prints its timeline up to the
  * crash.  The exit status follows the
@@ -30,8 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-extern const hf_target hf_pthread_program_target;
 
 const hf_target *hf_fuzzer_start(int *argc, char ***argv);
 
@@ -164,6 +164,15 @@ static int minimize(const char *in, const char *out) {
     hf_tool_print_run(t, m.size, &r, true);
     hf_minimized_free(&m);
     return 1;
+}
+
+/* The tool's commands inside this fuzzer (HEISENFUZZ_TOOL: `heisenfuzz
+ * replay|minimize ./prog_fuzzer ...`) find the program as the only target,
+ * and a replay that crashes prints its timeline, as --replay does. */
+void hf_fuzzer_tool_start(void);
+void hf_fuzzer_tool_start(void) {
+    hf_target_add(&hf_pthread_program_target);
+    install_crash_report();
 }
 
 const hf_target *hf_fuzzer_start(int *argc, char ***argv) {

@@ -4,7 +4,9 @@
  * The test reads like a hand-written unit test: a comment saying what it
  * reproduces, the schedule as a table with a comment per decision, then
  * encode, run the buggy target, check the failure, run the fixed one,
- * check that it passes.  The targets are found by name in the registry
+ * check that it passes (a pthread program, which has no twin: run it and
+ * check the failure, or with HF_PROGRAM_FIXED its absence).  The targets
+ * are found by name in the registry
  * (targets.h), so the test links with whatever defines them: the in-tree
  * targets or a user's own file.  Text from the run (messages, task names) is escaped
  * for string literals and made harmless inside comments.
@@ -25,6 +27,24 @@ enum { MAX_BYTES_SHOWN = 64 };   /* a longer input is not spelled out in the com
 void hf_regress_default_name(const hf_target *buggy, const uint8_t *bytes, size_t size, char *out, size_t cap) {
     uint64_t hash = XXH3_64bits(bytes, size);
     snprintf(out, cap, "%s_%08llx", buggy->name, (unsigned long long)(hash >> 32));
+}
+
+void hf_regress_program_name(const char *fuzzer, const uint8_t *bytes, size_t size, char *out, size_t cap) {
+    const char *base = strrchr(fuzzer, '/');
+    base = base ? base + 1 : fuzzer;
+    size_t n = strlen(base);
+    static const char *const endings[] = {"_fuzzer", "_afl"};
+    for (size_t e = 0; e < sizeof endings / sizeof *endings; e++) {
+        size_t k = strlen(endings[e]);
+        if (n > k && strcmp(base + n - k, endings[e]) == 0) { n -= k; break; }
+    }
+    char stem[128];
+    size_t used = 0;
+    for (size_t i = 0; i < n && used + 1 < sizeof stem; i++)
+        stem[used++] = isalnum((unsigned char)base[i]) ? base[i] : '_';
+    stem[used] = '\0';
+    uint64_t hash = XXH3_64bits(bytes, size);
+    snprintf(out, cap, "%s_%08llx", used ? stem : "program", (unsigned long long)(hash >> 32));
 }
 
 bool hf_regress_name_ok(const char *name) {
@@ -108,6 +128,72 @@ static void put_header(FILE *f, const hf_regress_test *t, const char *file) {
     fprintf(f, " */\n");
 }
 
+static void put_program_header(FILE *f, const hf_regress_test *t, const char *file, const char *name) {
+    const hf_goal *g = t->goal;
+    fprintf(f, "/*\n * %s — regression test for the pthread program of ", file);
+    put_comment_text(f, base_name(t->program));
+    fprintf(f, ".\n *\n * The schedule below makes the program fail\n *\n *     ");
+    if (!g->any_outcome) fprintf(f, "%s: ", hf_outcome_name(g->outcome));
+    put_comment_text(f, g->message);
+    fprintf(f, "\n *\n * `heisenfuzz minimize --emit-test` wrote it from the crash\n *\n *     ");
+    put_comment_text(f, base_name(t->origin));
+    fprintf(f, "\n *\n * (%zu bytes, %" PRIu32 " non-default decision%s), minimized to %s", t->origin_bytes,
+            t->origin_deviations, t->origin_deviations == 1 ? "" : "s",
+            t->count == 0 ? "nothing: the undisturbed\n * schedule itself fails.\n"
+            : t->count == 1 ? "the one below:\n * undoing it loses the failure.\n"
+            : "those below:\n * undoing any one loses the failure.\n");
+    fprintf(f, " *\n"
+               " * Build it with the program's sources, as the fuzzer was built (the same\n"
+               " * heisenfuzz, the same flags after --), this file's main in place of an\n"
+               " * engine; it replays through the runtime, no fuzzer needed:\n"
+               " *\n"
+               " *     heisenfuzz build-pthread --test %s PROGRAM.c... -o %s\n"
+               " *     ./%s      checks that the program still fails the same way\n"
+               " *\n"
+               " * and, once the program is fixed, as a regression test of the fix:\n"
+               " *\n"
+               " *     heisenfuzz build-pthread --test %s PROGRAM.c... -o %s -- -DHF_PROGRAM_FIXED\n"
+               " *     ./%s      checks that the same schedule passes\n"
+               " *\n"
+               " * A decision's index counts the program's preemption points, which are\n"
+               " * its compiled loads, stores and pthread calls: the schedule replays bit\n"
+               " * for bit only on a build with the same optimisation and sanitizer, and\n"
+               " * a fixed program may reach different points under the same indexes.\n"
+               " */\n", file, name, name, file, name, name);
+}
+
+static void put_program_main(FILE *f, const hf_regress_test *t, size_t encoded_size) {
+    const hf_goal *g = t->goal;
+    fprintf(f, "static const char expected_failure[] = \"");
+    put_literal(f, g->message);
+    fprintf(f, "\";\n\nint main(void) {\n");
+    if (t->count) {
+        fprintf(f, "    uint8_t input[%zu];\n", encoded_size);
+        fprintf(f, "    size_t size = hf_encode_deviations(schedule, sizeof schedule / sizeof *schedule,\n"
+                   "                                       input, sizeof input);\n");
+        fprintf(f, "    CHECK(size == sizeof input, \"the schedule encodes into %%zu bytes\", size);\n\n");
+    } else {
+        fprintf(f, "    const uint8_t *input = NULL;   /* no deviation at all */\n");
+        fprintf(f, "    size_t size = 0;\n\n");
+    }
+    fprintf(f, "    hf_result r;\n    hf_run(&hf_pthread_program_target, input, size, &r);\n");
+    fprintf(f, "#ifndef HF_PROGRAM_FIXED\n");
+    if (g->any_outcome)
+        fprintf(f, "    CHECK(r.outcome != HF_OK && strcmp(r.message, expected_failure) == 0,\n");
+    else
+        fprintf(f, "    CHECK(r.outcome == %s && strcmp(r.message, expected_failure) == 0,\n",
+                outcome_constant(g->outcome));
+    fprintf(f, "          \"the program fails: %%s (got %%s: %%s)\", expected_failure,\n"
+               "          hf_outcome_name(r.outcome), r.message);\n");
+    fprintf(f, "    CHECK(r.deviations == %zu, \"the program takes exactly the scheduled deviations (took %%u)\",\n"
+               "          r.deviations);\n", t->count);
+    fprintf(f, "#else\n");
+    fprintf(f, "    CHECK(r.outcome == HF_OK, \"the fixed program passes the schedule that made it fail: %%s \"\n"
+               "          \"(got %%s%%s%%s)\", expected_failure, hf_outcome_name(r.outcome), r.message[0] ? \": \" : \"\",\n"
+               "          r.message);\n");
+    fprintf(f, "#endif\n\n    hf_runtime_free();\n    return check_exit();\n}\n");
+}
+
 static void put_schedule(FILE *f, const hf_regress_test *t) {
     if (t->count == 0) return;
     fprintf(f, "/* The decisions that leave the undisturbed schedule, in the order the run\n"
@@ -161,7 +247,7 @@ static void put_main(FILE *f, const hf_regress_test *t, size_t encoded_size) {
 }
 
 int hf_regress_write(const hf_regress_test *t, const char *path, char *error, size_t error_size) {
-    assert(t->buggy && t->fixed && t->goal && (t->deviations || t->count == 0));
+    assert(t->buggy && (t->fixed || t->program) && t->goal && (t->deviations || t->count == 0));
     char *text = NULL;
     size_t length = 0;
     FILE *f = open_memstream(&text, &length);
@@ -169,10 +255,18 @@ int hf_regress_write(const hf_regress_test *t, const char *path, char *error, si
         snprintf(error, error_size, "out of memory writing %s", path);
         return -1;
     }
-    put_header(f, t, base_name(path));
+    const char *file = base_name(path);
+    if (t->program) {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(strlen(file) > 2 ? strlen(file) - 2 : strlen(file)), file);
+        put_program_header(f, t, file, name);
+    } else {
+        put_header(f, t, file);
+    }
     fprintf(f, "#include \"check.h\"\n#include \"run.h\"\n#include \"targets.h\"\n\n#include <string.h>\n\n");
     put_schedule(f, t);
-    put_main(f, t, hf_encode_deviations(t->deviations, t->count, NULL, 0));
+    if (t->program) put_program_main(f, t, hf_encode_deviations(t->deviations, t->count, NULL, 0));
+    else put_main(f, t, hf_encode_deviations(t->deviations, t->count, NULL, 0));
     if (fclose(f) != 0 || !text) {
         free(text);
         snprintf(error, error_size, "out of memory writing %s", path);

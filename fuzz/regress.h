@@ -21,10 +21,22 @@ typedef struct hf_regress_test {
     const char *origin;              /* the crash it came from, for the comment */
     size_t origin_bytes;             /* its size ... */
     uint32_t origin_deviations;      /* ... and its deviations */
+    const char *program;             /* for a pthread program (buggy is its target, fixed NULL):
+                                      * the fuzzer it was found with, for the comment */
 } hf_regress_test;
+
+/* A pthread program's test (program set, fixed NULL) checks the program
+ * alone, for there is no twin to link beside it: built with the program's
+ * sources by `heisenfuzz build-pthread --test NAME.c PROG.c...`, it asserts
+ * that the schedule still fails the same way (the same outcome and message,
+ * the same deviations taken); built with -DHF_PROGRAM_FIXED against the
+ * fixed sources, that the same schedule passes. */
 
 /* "counter_buggy_1f2e3d4c": the target and a hash of the schedule's bytes. */
 void hf_regress_default_name(const hf_target *buggy, const uint8_t *bytes, size_t size, char *out, size_t cap);
+/* The same for a program's fuzzer: its file name less _fuzzer or _afl, any
+ * character other than a letter, digit or '_' made '_' ("deadlock_buggy_1f2e3d4c"). */
+void hf_regress_program_name(const char *fuzzer, const uint8_t *bytes, size_t size, char *out, size_t cap);
 
 /* True when `name` can name a test file and program: letters, digits, '_'. */
 bool hf_regress_name_ok(const char *name);

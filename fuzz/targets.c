@@ -53,6 +53,8 @@ static const hf_target *added;
 
 void hf_target_add(const hf_target *t) { added = t; }
 
+const hf_target *hf_target_added(void) { return added; }
+
 const hf_target *hf_target_find(const char *name) {
     if (added && strcmp(added->name, name) == 0) return added;
     for (const hf_target *const *t = hf_target_list(); *t; t++)
@@ -67,6 +69,7 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
         if (!t) snprintf(error, error_size, "HEISENFUZZ_TARGET: no target '%s' in %s", named, program);
         return t;
     }
+    if (added) return added;   /* the binary's own target (a pthread program's fuzzer) */
     if (hf_target_count() == 1) return hf_target_list()[0];
     if (hf_target_count() == 0) {
         snprintf(error, error_size, "%s defines no target (HF_DEFINE_TARGET)", program);
@@ -89,6 +92,8 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
 }
 
 static const char buggy_suffix[] = "_buggy";
+
+bool hf_target_is_pthread_program(const hf_target *t) { return t == &hf_pthread_program_target; }
 
 bool hf_target_is_buggy(const hf_target *t) {
     size_t n = strlen(t->name), s = sizeof buggy_suffix - 1;

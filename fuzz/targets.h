@@ -20,9 +20,11 @@ const hf_target *hf_target_find(const char *name);
 /* Makes hf_target_find know one more target, outside the registry: a
  * fuzzer's own (a pthread program's, fuzz/pthread_driver.c). */
 void hf_target_add(const hf_target *t);
+/* That target, or NULL. */
+const hf_target *hf_target_added(void);
 
 /* The target a fuzzer binary runs: the one HEISENFUZZ_TARGET names, else
- * the only one linked in, else the one the program is named after
+ * the one hf_target_add made known, else the only one linked in, else the one the program is named after
  * (PROGRAM's base name less a _bytes_fuzzer, _fuzzer, _afl_mutator.so, _afl or
  * _replay ending).  NULL, with
  * a one-line reason in `error`, when none of these picks one. */
@@ -30,7 +32,14 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
 
 /* Targets come in families: NAME, the fixed variant, and NAME_buggy. */
 bool hf_target_is_buggy(const hf_target *t);
+
 /* Writes the family name (the target's name without "_buggy") to `out`. */
 void hf_target_family(const hf_target *t, char *out, size_t size);
+
+/* The pthread layer's target (schedule/pthread_thread.c): the program a
+ * fuzzer built by `heisenfuzz build-pthread` holds.  It has no fixed twin;
+ * its regression tests are built with the program (regress.h). */
+extern const hf_target hf_pthread_program_target;
+bool hf_target_is_pthread_program(const hf_target *t);
 
 #endif

@@ -188,12 +188,25 @@ static bool take_explicit(hf_decider *d, unsigned width, uint64_t *value) {
     return true;
 }
 
+/* True when decision d->index takes its default with nothing to read or
+ * draw: no strategy, no generator active or starting here, no explicit
+ * record naming it (the input's records name decisions at or past the
+ * index, never before).  Most decisions of a long run are such; they cost
+ * a counter bump, as the full path would come to the same. */
+static bool plainly_default(const hf_decider *d) {
+    return !d->strategy && !d->generating && d->index != d->next_deviation && d->index != d->next_generator;
+}
+
 uint64_t hf_decide_range(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64_t hi, uint64_t dflt) {
     assert(lo <= hi);
     assert(lo <= dflt && dflt <= hi);
     if (lo == hi) return lo;
     uint64_t span = hi - lo;          /* options minus one; >= 1 */
     unsigned width = width_for(span);
+    if (plainly_default(d)) {
+        advance(d, tag, width);
+        return dflt;
+    }
     uint64_t v;
     if (!take_explicit(d, width, &v)) return decide_otherwise(d, tag, lo, hi, dflt, width, false);
     advance(d, tag, width);
@@ -216,6 +229,10 @@ uint64_t hf_decide_moment(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint6
 }
 
 bool hf_decide_bool(hf_decider *d, hf_decision_tag tag, bool dflt) {
+    if (plainly_default(d)) {
+        advance(d, tag, 0);
+        return dflt;
+    }
     uint64_t unused;
     if (!take_explicit(d, 0, &unused)) return decide_otherwise(d, tag, 0, 1, dflt, 0, false) != 0;
     advance(d, tag, 0);
@@ -223,6 +240,10 @@ bool hf_decide_bool(hf_decider *d, hf_decision_tag tag, bool dflt) {
 }
 
 uint64_t hf_decide_u64(hf_decider *d, hf_decision_tag tag, uint64_t dflt) {
+    if (plainly_default(d)) {
+        advance(d, tag, 8);
+        return dflt;
+    }
     uint64_t v;
     if (!take_explicit(d, 8, &v)) return decide_otherwise(d, tag, 0, UINT64_MAX, dflt, 8, true);
     advance(d, tag, 8);

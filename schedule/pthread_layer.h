@@ -20,6 +20,7 @@
 
 #include "world.h"
 
+#include <assert.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <time.h>
@@ -72,13 +73,30 @@ typedef enum { HFP_MUTEX, HFP_COND, HFP_RWLOCK, HFP_BARRIER, HFP_SEM, HFP_SPIN }
 const char *hfp_name(hfp_kind kind);
 
 /* The state behind a handle: fresh (zeroed, `size` bytes) when the handle
- * is from another run, and then `*fresh` is set. */
-void *hfp_state(void *object, size_t size, bool *fresh);
+ * is from another run, and then `*fresh` is set.  Inline, as the next two:
+ * every lock and unlock goes through them. */
+static inline void *hfp_state(void *object, size_t size, bool *fresh) {
+    hfp_handle *h = object;
+    *fresh = h->run != hfp.run;
+    if (*fresh) {
+        h->run = hfp.run;
+        h->state = hf_alloc(size);
+    }
+    return h->state;
+}
 
-hfp_thread *hfp_self(void);
+/* hf_self(), for the calls of the running thread. */
+static inline int hfp_self_id(void) {
+    assert(hf_w.current && "a pthread call outside a run");
+    return hf_w.current->id;
+}
 
 /* A preemption point (hf_preemption_point) for a synchronisation call. */
-void hfp_point(void);
+static inline void hfp_point(void) {
+    if (!hf_preemption_point_alone()) hf_preemption_point();
+}
+
+hfp_thread *hfp_self(void);
 
 /* sched_yield: gives way, keeping errno. */
 int hfp_sched_yield(void);

@@ -66,7 +66,7 @@ int hfp_pthread_mutex_destroy(pthread_mutex_t *m) {
  * uncontended lock would cost more than the lock itself, and the timeline
  * already shows who ran; a wait is where a lock tells the story. */
 static void mutex_take(mutex_state *s, bool waited) {
-    s->owner = hf_self();
+    s->owner = hfp_self_id();
     s->depth = 1;
     if (waited) hf_emit(HF_EV_NOTE, 0, 0, s->lock_note, 0);
 }
@@ -75,7 +75,7 @@ static void mutex_take(mutex_state *s, bool waited) {
 static int mutex_lock(pthread_mutex_t *m, bool try, const struct timespec *abstime) {
     mutex_state *s = mutex_of(m);
     hfp_point();
-    int self = hf_self();
+    int self = hfp_self_id();
     if (s->owner == self) {
         if (s->type == PTHREAD_MUTEX_RECURSIVE) { s->depth++; return 0; }
         if (s->type == PTHREAD_MUTEX_ERRORCHECK) return EDEADLK;
@@ -107,9 +107,9 @@ int hfp_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *absti
 }
 
 static int mutex_release(mutex_state *s) {
-    if (s->owner != hf_self()) {
+    if (s->owner != hfp_self_id()) {
         if (s->type != PTHREAD_MUTEX_NORMAL) return EPERM;
-        hf_fail(HF_FAIL_PROGRAM, NULL, "%s unlocked %s, which %s", hf_task_name(hf_self()), s->name,
+        hf_fail(HF_FAIL_PROGRAM, NULL, "%s unlocked %s, which %s", hf_task_name(hfp_self_id()), s->name,
                 s->owner ? "another thread holds" : "is not locked");
     }
     if (--s->depth > 0) return 0;
@@ -163,9 +163,9 @@ int hfp_pthread_cond_destroy(pthread_cond_t *c) {
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
     cond_state *s = cond_of(c);
     mutex_state *ms = mutex_of(m);
-    if (ms->owner != hf_self()) {
+    if (ms->owner != hfp_self_id()) {
         if (ms->type != PTHREAD_MUTEX_NORMAL) return EPERM;
-        hf_fail(HF_FAIL_PROGRAM, NULL, "%s waits for %s without holding %s", hf_task_name(hf_self()), s->name,
+        hf_fail(HF_FAIL_PROGRAM, NULL, "%s waits for %s without holding %s", hf_task_name(hfp_self_id()), s->name,
                 ms->name);
     }
     hfp_point();
@@ -251,7 +251,7 @@ int hfp_pthread_rwlock_destroy(pthread_rwlock_t *l) {
 static int rwlock_lock(pthread_rwlock_t *l, bool write, bool try, const struct timespec *abstime) {
     rwlock_state *s = rwlock_of(l);
     hfp_point();
-    if (s->writer == hf_self()) return EDEADLK;
+    if (s->writer == hfp_self_id()) return EDEADLK;
     for (;;) {
         bool busy = write ? s->writer || s->readers : s->writer;
         if (!busy) break;
@@ -260,7 +260,7 @@ static int rwlock_lock(pthread_rwlock_t *l, bool write, bool try, const struct t
         if (abstime && (timeout = hfp_until(CLOCK_REALTIME, abstime)) == 0) return ETIMEDOUT;
         hfp_block(write ? &s->waiting_writers : &s->waiting_readers, s->name, timeout);
     }
-    if (write) s->writer = hf_self();
+    if (write) s->writer = hfp_self_id();
     else s->readers++;
     return 0;
 }
@@ -286,7 +286,7 @@ int hfp_pthread_rwlock_unlock(pthread_rwlock_t *l);
 int hfp_pthread_rwlock_unlock(pthread_rwlock_t *l) {
     rwlock_state *s = rwlock_of(l);
     hfp_point();
-    if (s->writer == hf_self()) s->writer = 0;
+    if (s->writer == hfp_self_id()) s->writer = 0;
     else if (s->readers > 0) s->readers--;
     else return EPERM;
     hfp_wake_all(&s->waiting_readers);
@@ -328,7 +328,7 @@ int hfp_pthread_barrier_destroy(pthread_barrier_t *b) {
 int hfp_pthread_barrier_wait(pthread_barrier_t *b);
 int hfp_pthread_barrier_wait(pthread_barrier_t *b) {
     barrier_state *s = barrier_of(b);
-    if (s->count == 0) hf_fail(HF_FAIL_PROGRAM, NULL, "%s waits at an uninitialised barrier", hf_task_name(hf_self()));
+    if (s->count == 0) hf_fail(HF_FAIL_PROGRAM, NULL, "%s waits at an uninitialised barrier", hf_task_name(hfp_self_id()));
     hfp_point();
     if (++s->arrived == s->count) {
         s->arrived = 0;
@@ -356,11 +356,11 @@ int hfp_pthread_spin_destroy(pthread_spinlock_t *l) { return *l ? EBUSY : 0; }
 int hfp_pthread_spin_lock(pthread_spinlock_t *l);
 int hfp_pthread_spin_lock(pthread_spinlock_t *l) {
     hfp_point();
-    if (*l == hf_self()) return EDEADLK;
+    if (*l == hfp_self_id()) return EDEADLK;
     /* Spinning gives the holder the processor: it is what a real spinner
      * waits for, and a spin in place would never end here. */
     while (*l) hfp_sched_yield();
-    *l = hf_self();
+    *l = hfp_self_id();
     return 0;
 }
 
@@ -368,7 +368,7 @@ int hfp_pthread_spin_trylock(pthread_spinlock_t *l);
 int hfp_pthread_spin_trylock(pthread_spinlock_t *l) {
     hfp_point();
     if (*l) return EBUSY;
-    *l = hf_self();
+    *l = hfp_self_id();
     return 0;
 }
 

@@ -38,23 +38,11 @@ const char *hfp_name(hfp_kind kind) {
     return hf_printf("%s%d", kind_names[kind], ++hfp.objects[kind]);
 }
 
-void *hfp_state(void *object, size_t size, bool *fresh) {
-    hfp_handle *h = object;
-    *fresh = h->run != hfp.run;
-    if (*fresh) {
-        h->run = hfp.run;
-        h->state = hf_alloc(size);
-    }
-    return h->state;
-}
-
 hfp_thread *hfp_self(void) {
     hfp_thread *t = hfp.threads[hf_self()];
     assert(t && "a task the pthread layer did not start");
     return t;
 }
-
-void hfp_point(void) { hf_preemption_point(); }
 
 /* Called by pthread_atomics.h before every atomic read-modify-write. */
 void hfp_atomic_point(const volatile void *object);

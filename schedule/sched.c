@@ -149,8 +149,19 @@ static void advance_time(void) {
 
 /* ---- Choosing the next task ---------------------------------------------- */
 
+/* Every change of a task's state goes through here, so that the count of
+ * runnable tasks is always at hand: a point where only the running task can
+ * run is no decision, and then costs no scan of the tasks. */
+static void set_state(hf_task *t, hf_task_state state) {
+    hf_w.runnable_count += (state == TASK_RUNNABLE) - (t->state == TASK_RUNNABLE);
+    uint64_t bit = 1ull << ((t->id - 1) % 64);
+    if (state == TASK_RUNNABLE) hf_w.runnable_bits[(t->id - 1) / 64] |= bit;
+    else hf_w.runnable_bits[(t->id - 1) / 64] &= ~bit;
+    t->state = state;
+    assert(hf_w.runnable_count >= 0 && hf_w.runnable_count <= hf_w.task_count);
+}
+
 static int live_tasks;   /* tasks not done and not daemons: the run's work */
-static bool last_pick_deviated;
 
 static const char *deadlock_report(void) {
     static char report[sizeof hf_w.result.message];
@@ -162,6 +173,11 @@ static const char *deadlock_report(void) {
                                      t->name, t->waiting_for);
     }
     return report;
+}
+
+void hf_fail_step_budget(void) {
+    hf_fail(HF_FAIL_STEPS, NULL, "the workload never finished: step budget of %llu ran out",
+            (unsigned long long)hf_w.max_steps);
 }
 
 /* The index, among the runnable tasks (in id order), that the undisturbed
@@ -181,24 +197,30 @@ static int default_choice(hf_task *const *runnable, int n, const hf_task *self, 
 static hf_task *choose_next(hf_why why) {
     hf_task *self = hf_w.current;
     hf_w.accesses = 0;
+    if (hf_w.runnable_count == 1 && self && self->state == TASK_RUNNABLE) {
+        hf_step_alone();   /* whatever the reason, the running task goes on */
+        return self;
+    }
     for (;;) {
         /* In the world, not on the stack: a 3 KiB frame on every step is
          * expensive under ASan's stack-use-after-return checking. */
         hf_task **runnable = hf_w.runnable;
         int n = 0;
-        for (int i = 0; i < hf_w.task_count; i++)
-            if (hf_w.tasks[i].state == TASK_RUNNABLE) runnable[n++] = &hf_w.tasks[i];
+        /* In id order, from the bits: a task is a few hundred bytes, and
+         * reading every one's state was most of a step with many tasks. */
+        for (int w = 0; w * 64 < hf_w.task_count; w++)
+            for (uint64_t bits = hf_w.runnable_bits[w]; bits; bits &= bits - 1)
+                runnable[n++] = &hf_w.tasks[w * 64 + __builtin_ctzll(bits)];
+        assert(n == hf_w.runnable_count);
         if (n > 0) {
-            if (++hf_w.steps > hf_w.max_steps)
-                hf_fail(HF_FAIL_STEPS, NULL, "the workload never finished: step budget of %llu ran out",
-                        (unsigned long long)hf_w.max_steps);
+            if (++hf_w.steps > hf_w.max_steps) hf_fail_step_budget();
             int dflt = default_choice(runnable, n, self, why);
             /* PCT (a strategy or a generator) needs to know which tasks these are. */
             for (int i = 0; i < n; i++) hf_w.runnable_ids[i] = runnable[i]->id;
             hf_w.decider.task_options = hf_w.runnable_ids;
             int pick = (int)hf_decide_range(&hf_w.decider, HF_DECISION_TASK, 0, (uint64_t)n - 1, (uint64_t)dflt);
             hf_w.decider.task_options = NULL;
-            last_pick_deviated = pick != dflt;
+            hf_w.last_pick_deviated = pick != dflt;
             return runnable[pick];
         }
         if (live_timer_pending()) { advance_time(); continue; }
@@ -214,7 +236,7 @@ static void transfer(hf_task *self, hf_task *next) {
     if (next && next != hf_w.last_run && !hf_w.stopping && !next->killed) {
         hf_features_add(&hf_w.features, HF_FEAT_INTERLEAVING,
                         hf_w.last_run ? hf_w.last_run->action : 0, next->action);
-        emit_as(next->id, HF_EV_RUN, 0, 0, NULL, last_pick_deviated ? HF_EV_DEVIATED : 0);
+        emit_as(next->id, HF_EV_RUN, 0, 0, NULL, hf_w.last_pick_deviated ? HF_EV_DEVIATED : 0);
         hf_w.last_run = next;
     }
     if (next && !next->started) {
@@ -238,7 +260,7 @@ static void reschedule(hf_why why) {
 /* ---- Tasks --------------------------------------------------------------- */
 
 static void finish_task(hf_task *t) {
-    t->state = TASK_DONE;
+    set_state(t, TASK_DONE);
     if (!(t->flags & HF_TASK_DAEMON)) live_tasks--;
     if (hf_w.stopping) return;
     emit_as(t->id, t->killed ? HF_EV_KILL : HF_EV_EXIT, 0, 0, NULL, 0);
@@ -303,7 +325,8 @@ int hf_spawn_flags(const char *name, hf_task_fn *fn, void *arg, unsigned flags) 
     t->fn = fn;
     t->arg = arg;
     t->flags = flags;
-    t->state = TASK_RUNNABLE;
+    t->state = TASK_DONE;        /* not counted until it is set runnable */
+    set_state(t, TASK_RUNNABLE);
     if (!(flags & HF_TASK_DAEMON)) live_tasks++;
     hf_emit(HF_EV_SPAWN, t->id, 0, name, 0);
     return t->id;
@@ -355,7 +378,7 @@ hf_task *hf_waitq_pop(hf_waitq *q) {
 static void block_self(hf_waitq *q, const char *waiting_for, uint64_t timeout_ns, bool traced) {
     assert(!hf_w.in_callback && "a timer callback cannot block");
     hf_task *self = hf_current();
-    self->state = TASK_BLOCKED;
+    set_state(self, TASK_BLOCKED);
     self->waiting_for = waiting_for;
     self->timed_out = false;
     self->waiting_in = q;
@@ -377,7 +400,7 @@ void hf_wake(hf_task *t) {
     assert(t->state == TASK_BLOCKED);
     if (t->waiting_in) waitq_remove(t->waiting_in, t);
     t->waiting_for = NULL;
-    t->state = TASK_RUNNABLE;
+    set_state(t, TASK_RUNNABLE);
     t->timer_gen++;
 }
 
@@ -459,6 +482,8 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     hf_arena_reset(&hf_w.arena);
     hf_w.target = t;
     hf_w.task_count = 0;
+    hf_w.runnable_count = 0;
+    memset(hf_w.runnable_bits, 0, sizeof hf_w.runnable_bits);
     hf_w.current = NULL;
     hf_w.last_run = NULL;
     hf_w.killer = NULL;
@@ -476,7 +501,7 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     hf_w.in_end_checks = false;
     hf_w.sim = NULL;
     live_tasks = 0;
-    last_pick_deviated = false;
+    hf_w.last_pick_deviated = false;
     memset(&hf_w.result, 0, sizeof hf_w.result);
     if (strategy) hf_decider_init_strategy(&hf_w.decider, strategy);
     else hf_decider_init_logged(&hf_w.decider, data, size, log);

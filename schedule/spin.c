@@ -22,18 +22,18 @@
 #include "world.h"
 #include "sanitizer.h"
 
+#include <assert.h>
 #include <errno.h>
 
-/* Switch points a task may go on at, in a row, before its slice ends. */
-enum { HF_SLICE_POINTS = 1000 };
-
 void hf_preemption_point(void) {
-    hf_task *self = hf_current();
-    int saved_errno = errno;
+    if (hf_preemption_point_alone()) return;
+    hf_task *self = hf_w.current;
+    assert(self && "a preemption point outside a task");
     if (hf_w.slice_task != self->id) {
         hf_w.slice_task = self->id;
         hf_w.slice_points = 0;
     }
+    int saved_errno = errno;
     if (++hf_w.slice_points >= HF_SLICE_POINTS) {
         hf_w.slice_points = 0;
         hf_yield();

@@ -12,9 +12,11 @@
 #include "run.h"
 #include "trace.h"
 
+#include <assert.h>
 #include <setjmp.h>
 
 enum { HF_MAX_TASKS = 256 };
+_Static_assert(HF_MAX_TASKS % 64 == 0, "runnable_bits holds whole words");
 
 typedef enum { TASK_RUNNABLE, TASK_BLOCKED, TASK_DONE } hf_task_state;
 
@@ -59,10 +61,13 @@ typedef struct hf_world {
     hf_fiber main_fiber;         /* the OS thread's own context */
     hf_task tasks[HF_MAX_TASKS]; /* index id - 1 */
     int task_count;
+    int runnable_count;          /* tasks in state TASK_RUNNABLE (sched.c keeps it) ... */
+    uint64_t runnable_bits[HF_MAX_TASKS / 64];   /* ... and which: bit id - 1 */
     hf_task *current;            /* NULL while the main context runs */
     hf_task *runnable[HF_MAX_TASKS];   /* scratch for choose_next */
     int runnable_ids[HF_MAX_TASKS];
     hf_task *last_run;           /* for RUN events: only changes are traced */
+    bool last_pick_deviated;     /* the last choice of a task was not the default */
     hf_task *killer;             /* the task a killed task hands control back to */
     uint64_t now;
     uint64_t steps, max_steps, max_time;
@@ -101,6 +106,38 @@ void hf_at(uint64_t when, hf_timer_fn *fn, void *arg);
  * as at the end of a run.  For the simulated world's end. */
 void hf_end_run(void) __attribute__((noreturn));
 hf_task *hf_task_by_id(int id);
+/* sched.c: fails the run, its step budget spent. */
+void hf_fail_step_budget(void) __attribute__((noreturn));
+/* A scheduling step at which only the running task can run: no decision (a
+ * choice of one option reads nothing) and no switch, only the step counted,
+ * as choose_next would count it.  Inline: with one thread, every pthread
+ * call and shared access of a program comes here. */
+static inline void hf_step_alone(void) {
+    assert(hf_w.runnable_count == 1 && hf_w.current && hf_w.current->state == TASK_RUNNABLE);
+    hf_w.accesses = 0;
+    if (++hf_w.steps > hf_w.max_steps) hf_fail_step_budget();
+    hf_w.last_pick_deviated = false;
+}
+/* Switch points a task may go on at, in a row, before its slice ends. */
+enum { HF_SLICE_POINTS = 1000 };
+/* The whole of a preemption point (below) when only the running task can
+ * run: it goes on whether its slice ends or not (a yield would choose it
+ * again), so the point is its slice counted and a step.  Returns false,
+ * having done nothing, when another task could run.  Inline, for the
+ * pthread layer's calls: most points of a program come here, in its
+ * single-threaded parts and whenever the others are blocked. */
+static inline bool hf_preemption_point_alone(void) {
+    if (hf_w.runnable_count != 1) return false;
+    hf_task *self = hf_w.current;
+    assert(self && "a preemption point outside a task");
+    if (hf_w.slice_task != self->id) {
+        hf_w.slice_task = self->id;
+        hf_w.slice_points = 0;
+    }
+    if (++hf_w.slice_points >= HF_SLICE_POINTS) hf_w.slice_points = 0;
+    hf_step_alone();
+    return true;
+}
 /* spin.c: a preemption point the runtime chose (a shared memory access, a
  * pthread call).  By default the task goes on, but after a time slice of
  * HF_SLICE_POINTS such points in a row it gives way, as a timer interrupt

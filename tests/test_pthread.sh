@@ -7,14 +7,20 @@
 #     seeded, bounded libFuzzer run; the crash replays with the expected
 #     verdict, minimizes to the fewest preemptions stated in its source, and
 #     its correct twin passes that schedule and a libFuzzer campaign
+#   - `heisenfuzz replay` and `minimize [--emit-test]` take a program's
+#     fuzzer; the emitted test, built by build-pthread --test outside the
+#     repository, passes on the buggy program (and with HF_PROGRAM_FIXED on
+#     the fixed one) and fails the other way round
 #   - the layer's semantics (tests/pthread/): a program checking every part
 #     never fails; exit in a thread, a thread that never ends and a crash
 #     are failures; main returning ends the run; the program's output is
 #     silent unless HEISENFUZZ_PROGRAM_OUTPUT is set
 #   - determinism: the fuzzer and the replayer print the same trace hash for
 #     the same inputs, each input run several times in one process, in every
-#     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); under ASan
-#     the use after free is reported
+#     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); the same
+#     bytes give the same hashes across the builds given (-O0 and the
+#     sanitizers against the plain one); under ASan the use after free is
+#     reported
 #   - counter_nohint_buggy and metrics_race_nohint_buggy, with no
 #     hf_switch_point(), are found
 #
@@ -138,6 +144,58 @@ found double_checked 100000 "s && s->limit == 64" 1
 found three_preemptions 200000 "assertion failed in thread2: atomic_load(&closed)" 3
 found hundred_threads 100000 "assertion failed in main: highest == WORKERS" 1
 
+# ---- a program's fuzzer as a target of the tool ---------------------------------
+
+# replay and minimize of `heisenfuzz` on ./PROG_fuzzer, and --emit-test's
+# test built outside the repository from the program's sources alone.
+tool_dir=$(mktemp -d)
+trap 'rm -rf "$work" "$tool_dir"' EXIT
+crash=$(ls "$work"/deadlock/crash-* 2>/dev/null | head -1)
+cp targets/pthread/deadlock_buggy.c targets/pthread/deadlock.c "$tool_dir/"
+if [ -n "$crash" ] && cp "$crash" "$tool_dir/crash" &&
+   (cd "$tool_dir" && "$hf" build-pthread deadlock_buggy.c -o deadlock_buggy_fuzzer >/dev/null); then
+    cd "$tool_dir"
+    want=$(./deadlock_buggy_fuzzer --replay crash | grep -e '^verdict:' -e '^trace-hash:')
+    got=$("$hf" replay ./deadlock_buggy_fuzzer crash)
+    status=$?
+    [ $status -eq 1 ] && [ -n "$want" ] && [ "$(printf '%s\n' "$got" | grep -e '^verdict:' -e '^trace-hash:')" = "$want" ]
+    check $? "heisenfuzz replay ./deadlock_buggy_fuzzer: the fuzzer's own verdict and trace hash, exit $status"
+    "$hf" minimize -q ./deadlock_buggy_fuzzer crash -o x.min >min.log 2>&1
+    status=$?
+    got=$("$hf" replay ./deadlock_buggy_fuzzer x.min | grep '^verdict:')
+    [ $status -eq 0 ] && [ -s x.min.goal ] && [ "$got" = "verdict: fail deadlock: main waits for join thread1; thread1 waits for mutex2; thread2 waits for mutex1;" ]
+    check $? "heisenfuzz minimize ./deadlock_buggy_fuzzer: x.min and its goal written, and x.min still deadlocks ($got)"
+    "$hf" minimize -q --emit-test ./deadlock_buggy_fuzzer crash -o y.min >emit.log 2>&1
+    status=$?
+    test_c=$(ls deadlock_buggy_*.c 2>/dev/null | head -1)
+    [ $status -eq 0 ] && [ -n "$test_c" ]
+    check $? "minimize --emit-test on a program's fuzzer writes its test into the current directory (${test_c:-none}, exit $status)"
+    if [ -n "$test_c" ]; then
+        # test_run SOURCE EXPECTED-STATUS LABEL [CFLAGS...]
+        test_run() {
+            local source=$1 expected=$2 label=$3; shift 3
+            rm -f t_prog
+            "$hf" build-pthread --test "$test_c" "$source" -o t_prog ${1:+-- "$@"} >build.log 2>&1 || {
+                echo "not ok - build-pthread --test $test_c $source: $(tail -1 build.log)"; return; }
+            ./t_prog >run.log 2>&1
+            local status=$?
+            [ $status -eq "$expected" ] && grep -q '^ok - ' run.log
+            check $? "$label (exit $status)"
+        }
+        test_run deadlock_buggy.c 0 "the emitted test, built with deadlock_buggy.c outside the repository: the schedule still deadlocks it"
+        test_run deadlock.c 0 "the emitted test built with -DHF_PROGRAM_FIXED against deadlock.c: the fixed program passes the schedule" -DHF_PROGRAM_FIXED
+        test_run deadlock.c 1 "the emitted test built against deadlock.c without HF_PROGRAM_FIXED fails: the failure is gone"
+        test_run deadlock_buggy.c 1 "the emitted test built with -DHF_PROGRAM_FIXED against deadlock_buggy.c fails: the bug is still there" -DHF_PROGRAM_FIXED
+    fi
+    err=$("$hf" build-pthread --test missing.c deadlock_buggy.c -o never 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"missing.c"* ]] && [ ! -e never ]
+    check $? "build-pthread --test with a missing test file: exit $status, one line: $err"
+    cd - >/dev/null
+else
+    echo "not ok - no deadlock_buggy crash or fuzzer for the tool's commands"
+fi
+
 # ---- the layer's semantics ----------------------------------------------------
 
 sem="$work/semantics"
@@ -225,6 +283,35 @@ if [ -n "${HF_OUT_ASAN:-}" ]; then
         check $? "use_after_free_buggy under ASan: its replay shows the report and the timeline"
     fi
 fi
+
+# ---- determinism across builds ----------------------------------------------
+
+# A program is compiled at -O0 in every build (build.sh: its accesses are its
+# preemption points, and optimisation and sanitizers move them), so the same
+# bytes give the plain build's trace hashes in every other build given.
+across="$work/across"
+mkdir -p "$across/inputs"
+RANDOM=77
+for i in $(seq 1 60); do
+    bytes=""
+    for _ in $(seq 1 $((1 + RANDOM % 40))); do bytes+=$(printf '\\x%02x' $((RANDOM % 256))); done
+    printf "$bytes" >"$across/inputs/in$(printf %02d "$i")"
+done
+for build_dir in O0:"${HF_OUT_O0:-}" asan:"${HF_OUT_ASAN:-}" ubsan:"${HF_OUT_UBSAN:-}" msan:"${HF_OUT_MSAN:-}"; do
+    label=${build_dir%%:*} dir=${build_dir#*:}
+    [ -n "$dir" ] && [ -x "$dir/heisenfuzz" ] || continue
+    tool="$(cd "$dir" && pwd)/heisenfuzz"
+    ok=0 total=0
+    for name in lost_update_buggy double_checked_buggy aba_buggy; do
+        [ -x "$across/$name-plain" ] || build "$hf" "targets/pthread/$name.c" "$across/$name-plain" || { ok=1; continue; }
+        build "$tool" "targets/pthread/$name.c" "$across/$name-$label" || { ok=1; continue; }
+        "$across/$name-plain" --replay "$across"/inputs/* 2>/dev/null | grep '^trace-hash:' >"$across/$name-plain.hashes"
+        "$across/$name-$label" --replay "$across"/inputs/* 2>/dev/null | grep '^trace-hash:' >"$across/$name-$label.hashes"
+        total=$((total + $(wc -l <"$across/$name-plain.hashes")))
+        [ "$(wc -l <"$across/$name-plain.hashes")" -eq 60 ] && cmp -s "$across/$name-plain.hashes" "$across/$name-$label.hashes" || ok=1
+    done
+    check $ok "the $label build of lost_update_buggy, double_checked_buggy and aba_buggy gives the plain build's trace hashes on $total random inputs"
+done
 
 # ---- AFL++ ------------------------------------------------------------------
 
