@@ -4,7 +4,8 @@
 #
 #   1. ns per uncontended pthread_mutex_lock+unlock pair: the interposed
 #      layer against glibc's, from tests/pthread/bench_mutex.c timed (CPU
-#      time, best of 5) with LOOPS=N and LOOPS=0 (the difference over N)
+#      time, best of 5) with LOOPS=N and LOOPS=0 (the difference over N);
+#      glibc's natively at -O2, and at -O0 as build-pthread compiles a program
 #   2. libFuzzer executions per second on each correct twin of targets/pthread
 #      (20,000 executions from an empty corpus, wall clock)
 #   3. schedules (and wall seconds) to the first failure, median of SEEDS
@@ -48,6 +49,10 @@ elapsed() { echo "$2 - $1" | bc; }
 loops=4000000
 clang -O2 -pthread -DLOOPS=$loops tests/pthread/bench_mutex.c -o "$work/native_n"
 clang -O2 -pthread -DLOOPS=0 tests/pthread/bench_mutex.c -o "$work/native_0"
+# build-pthread compiles a program at -O0 (its accesses are its preemption
+# points): the same loop natively at -O0 separates that from the layer.
+clang -O0 -pthread -DLOOPS=$loops tests/pthread/bench_mutex.c -o "$work/native_n_O0"
+clang -O0 -pthread -DLOOPS=0 tests/pthread/bench_mutex.c -o "$work/native_0_O0"
 "$hf" build-pthread tests/pthread/bench_mutex.c -o "$work/layer_n" -- -DLOOPS=$loops >/dev/null
 "$hf" build-pthread tests/pthread/bench_mutex.c -o "$work/layer_0" -- -DLOOPS=0 >/dev/null
 verdict=$("$work/layer_n" --replay "$work/empty" | grep '^verdict:')
@@ -62,8 +67,11 @@ best() {   # best CMD...: the least CPU time of 5 runs, in seconds
 }
 native=$(echo "($(best "$work/native_n") - $(best "$work/native_0")) * 1000000000 / $loops" | bc -l)
 layer=$(echo "($(best "$work/layer_n" --replay "$work/empty") - $(best "$work/layer_0" --replay "$work/empty")) * 1000000000 / $loops" | bc -l)
+native_O0=$(echo "($(best "$work/native_n_O0") - $(best "$work/native_0_O0")) * 1000000000 / $loops" | bc -l)
 printf 'uncontended lock+unlock: glibc %.1f ns, pthread layer %.1f ns (%.1fx)\n' "$native" "$layer" \
     "$(echo "$layer / $native" | bc -l)"
+printf 'the same loop natively at -O0 (as build-pthread compiles it): %.1f ns (layer %.1fx)\n' "$native_O0" \
+    "$(echo "$layer / $native_O0" | bc -l)"
 
 # ---- 2 and 3: the suite ------------------------------------------------------
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
