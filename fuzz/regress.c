@@ -162,10 +162,11 @@ static void put_program_header(FILE *f, const hf_regress_test *t, const char *fi
                " */\n", file, name, name, file, name, name);
 }
 
-static void put_program_main(FILE *f, const hf_regress_test *t, size_t encoded_size) {
-    const hf_goal *g = t->goal;
+/* The expected failure, the opening of main() and the schedule encoded
+ * into `input` and `size`: the same for a target's test and a program's. */
+static void put_main_opening(FILE *f, const hf_regress_test *t, size_t encoded_size) {
     fprintf(f, "static const char expected_failure[] = \"");
-    put_literal(f, g->message);
+    put_literal(f, t->goal->message);
     fprintf(f, "\";\n\nint main(void) {\n");
     if (t->count) {
         fprintf(f, "    uint8_t input[%zu];\n", encoded_size);
@@ -176,17 +177,28 @@ static void put_program_main(FILE *f, const hf_regress_test *t, size_t encoded_s
         fprintf(f, "    const uint8_t *input = NULL;   /* no deviation at all */\n");
         fprintf(f, "    size_t size = 0;\n\n");
     }
-    fprintf(f, "    hf_result r;\n    hf_run(&hf_pthread_program_target, input, size, &r);\n");
-    fprintf(f, "#ifndef HF_PROGRAM_FIXED\n");
+}
+
+/* The checks that the run in `r` failed the goal's way, taking exactly
+ * the schedule's deviations; `who` names what ran, in the checks' lines. */
+static void put_failure_checks(FILE *f, const hf_regress_test *t, const char *who) {
+    const hf_goal *g = t->goal;
     if (g->any_outcome)
         fprintf(f, "    CHECK(r.outcome != HF_OK && strcmp(r.message, expected_failure) == 0,\n");
     else
         fprintf(f, "    CHECK(r.outcome == %s && strcmp(r.message, expected_failure) == 0,\n",
                 outcome_constant(g->outcome));
-    fprintf(f, "          \"the program fails: %%s (got %%s: %%s)\", expected_failure,\n"
-               "          hf_outcome_name(r.outcome), r.message);\n");
-    fprintf(f, "    CHECK(r.deviations == %zu, \"the program takes exactly the scheduled deviations (took %%u)\",\n"
-               "          r.deviations);\n", t->count);
+    fprintf(f, "          \"%s fails: %%s (got %%s: %%s)\", expected_failure,\n"
+               "          hf_outcome_name(r.outcome), r.message);\n", who);
+    fprintf(f, "    CHECK(r.deviations == %zu, \"%s takes exactly the scheduled deviations (took %%u)\",\n"
+               "          r.deviations);\n", t->count, who);
+}
+
+static void put_program_main(FILE *f, const hf_regress_test *t, size_t encoded_size) {
+    put_main_opening(f, t, encoded_size);
+    fprintf(f, "    hf_result r;\n    hf_run(&hf_pthread_program_target, input, size, &r);\n");
+    fprintf(f, "#ifndef HF_PROGRAM_FIXED\n");
+    put_failure_checks(f, t, "the program");
     fprintf(f, "#else\n");
     fprintf(f, "    CHECK(r.outcome == HF_OK, \"the fixed program passes the schedule that made it fail: %%s \"\n"
                "          \"(got %%s%%s%%s)\", expected_failure, hf_outcome_name(r.outcome), r.message[0] ? \": \" : \"\",\n"
@@ -213,33 +225,14 @@ static void put_schedule(FILE *f, const hf_regress_test *t) {
 }
 
 static void put_main(FILE *f, const hf_regress_test *t, size_t encoded_size) {
-    const hf_goal *g = t->goal;
     const char *buggy = t->buggy->name, *fixed = t->fixed->name;
-    fprintf(f, "static const char expected_failure[] = \"");
-    put_literal(f, g->message);
-    fprintf(f, "\";\n\nint main(void) {\n");
-    if (t->count) {
-        fprintf(f, "    uint8_t input[%zu];\n", encoded_size);
-        fprintf(f, "    size_t size = hf_encode_deviations(schedule, sizeof schedule / sizeof *schedule,\n"
-                   "                                       input, sizeof input);\n");
-        fprintf(f, "    CHECK(size == sizeof input, \"the schedule encodes into %%zu bytes\", size);\n\n");
-    } else {
-        fprintf(f, "    const uint8_t *input = NULL;   /* no deviation at all */\n");
-        fprintf(f, "    size_t size = 0;\n\n");
-    }
+    put_main_opening(f, t, encoded_size);
     fprintf(f, "    const hf_target *buggy = hf_target_find(\"%s\"), *fixed = hf_target_find(\"%s\");\n"
                "    CHECK(buggy && fixed, \"%s and %s are linked in\");\n"
                "    if (!buggy || !fixed) return check_exit();\n\n", buggy, fixed, buggy, fixed);
     fprintf(f, "    hf_result r;\n    hf_run(buggy, input, size, &r);\n");
-    if (g->any_outcome)
-        fprintf(f, "    CHECK(r.outcome != HF_OK && strcmp(r.message, expected_failure) == 0,\n");
-    else
-        fprintf(f, "    CHECK(r.outcome == %s && strcmp(r.message, expected_failure) == 0,\n",
-                outcome_constant(g->outcome));
-    fprintf(f, "          \"%s fails: %%s (got %%s: %%s)\", expected_failure,\n"
-               "          hf_outcome_name(r.outcome), r.message);\n", buggy);
-    fprintf(f, "    CHECK(r.deviations == %zu, \"%s takes exactly the scheduled deviations (took %%u)\",\n"
-               "          r.deviations);\n\n", t->count, buggy);
+    put_failure_checks(f, t, buggy);
+    fprintf(f, "\n");
     fprintf(f, "    hf_run(fixed, input, size, &r);\n");
     fprintf(f, "    CHECK(r.outcome == HF_OK, \"%s, the fixed variant, passes the same schedule (got %%s%%s%%s)\",\n"
                "          hf_outcome_name(r.outcome), r.message[0] ? \": \" : \"\", r.message);\n\n", fixed);
