@@ -232,54 +232,41 @@ static void print_decisions(const hf_minimized *m, char (*what)[HF_EXPLAIN_SIZE]
     printf("\n");
 }
 
-/* A pthread program's test: no twin to check it against here, so it checks
- * the program alone (regress.h), built with the program's sources. */
-static int emit_program_test(const options *o, const hf_target *t, const hf_goal *goal, const hf_minimized *m,
-                             char (*what)[HF_EXPLAIN_SIZE], size_t input_size) {
-    char name[256], path[PATH_MAX + 264];
-    if (o->test_name) snprintf(name, sizeof name, "%s", o->test_name);
-    else hf_regress_program_name(program_invocation_name, m->bytes, m->size, name, sizeof name);
-    snprintf(path, sizeof path, "%s/%s.c", o->test_dir, name);
-    hf_regress_test test = {
-        .buggy = t, .fixed = NULL, .goal = goal, .deviations = m->deviations, .count = m->count,
-        .what = what, .origin = o->input, .origin_bytes = input_size,
-        .origin_deviations = m->original_deviations, .program = program_invocation_name,
-    };
-    char error[512];
-    if (hf_regress_write(&test, path, error, sizeof error) != 0) {
-        fprintf(stderr, "heisenfuzz: %s\n", error);
-        return 2;
-    }
-    printf("regression test: %s (build it with the program: heisenfuzz build-pthread --test %s PROGRAM.c... "
-           "-o %s; add -- -DHF_PROGRAM_FIXED once the program is fixed)\n", path, path, name);
-    return 0;
-}
-
+/* Writes the regression test.  A target's asserts the failure and its
+ * absence in the fixed twin (checked here first); a pthread program has no
+ * twin to check it against, so its test checks the program alone
+ * (regress.h), built with the program's sources. */
 static int emit_test(const options *o, const hf_target *t, const hf_target *fixed, const hf_goal *goal,
                      const hf_minimized *m, char (*what)[HF_EXPLAIN_SIZE], size_t input_size) {
-    if (hf_target_is_pthread_program(t)) return emit_program_test(o, t, goal, m, what, input_size);
-    hf_result r;
-    hf_run(fixed, m->bytes, m->size, &r);
-    if (r.outcome != HF_OK) {
-        fprintf(stderr, "heisenfuzz: the fixed variant %s fails the minimized schedule too (%s: %s); "
-                        "no regression test written\n", fixed->name, hf_outcome_name(r.outcome), r.message);
-        return 1;
+    bool program = hf_target_is_pthread_program(t);
+    if (!program) {
+        hf_result r;
+        hf_run(fixed, m->bytes, m->size, &r);
+        if (r.outcome != HF_OK) {
+            fprintf(stderr, "heisenfuzz: the fixed variant %s fails the minimized schedule too (%s: %s); "
+                            "no regression test written\n", fixed->name, hf_outcome_name(r.outcome), r.message);
+            return 1;
+        }
     }
     char name[256], path[PATH_MAX + 264];
     if (o->test_name) snprintf(name, sizeof name, "%s", o->test_name);
+    else if (program) hf_regress_program_name(program_invocation_name, m->bytes, m->size, name, sizeof name);
     else hf_regress_default_name(t, m->bytes, m->size, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s.c", o->test_dir, name);
     hf_regress_test test = {
-        .buggy = t, .fixed = fixed, .goal = goal, .deviations = m->deviations, .count = m->count,
+        .buggy = t, .fixed = program ? NULL : fixed, .goal = goal, .deviations = m->deviations, .count = m->count,
         .what = what, .origin = o->input, .origin_bytes = input_size,
-        .origin_deviations = m->original_deviations,
+        .origin_deviations = m->original_deviations, .program = program ? program_invocation_name : NULL,
     };
     char error[512];
     if (hf_regress_write(&test, path, error, sizeof error) != 0) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
         return 2;
     }
-    if (hf_tool_in_fuzzer())
+    if (program)
+        printf("regression test: %s (build it with the program: heisenfuzz build-pthread --test %s PROGRAM.c... "
+               "-o %s; add -- -DHF_PROGRAM_FIXED once the program is fixed)\n", path, path, name);
+    else if (hf_tool_in_fuzzer())
         printf("regression test: %s (build it with your target: clang %s YOUR_TARGET.c "
                "$(pkg-config --cflags --libs heisenfuzz))\n", path, path);
     else
