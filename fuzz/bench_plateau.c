@@ -359,9 +359,10 @@ int hf_bench_plateau(int argc, char **argv) {
     int status = 0;
     for (int i = 0; i < count && !status; i++) {
         const hf_target *t = targets[i];
-        char fuzzer[PATH_MAX + 300], dict[PATH_MAX + 300], family[256], target_env[320] = "";
+        char fuzzer[PATH_MAX + 300], dict[PATH_MAX + 300], family[256], relative[300], target_env[320] = "";
         hf_target_family(t, family, sizeof family);
-        snprintf(dict, sizeof dict, "%s/../dict/%s.dict", bin_dir, family);
+        snprintf(relative, sizeof relative, "dict/%s.dict", family);
+        hf_tree_path(bin_dir, relative, dict, sizeof dict);
         if (!registered(t)) {
             /* A program's fuzzer: its campaigns are runs of this binary. */
             ssize_t n = readlink("/proc/self/exe", fuzzer, sizeof fuzzer - 1);

@@ -272,9 +272,10 @@ static void print_goals(const summary *s, uint64_t max) {
 
 static int search_target(const hf_target *t, const search_options *o, const char *bin_dir) {
     assert(hf_target_is_buggy(t));
-    char family[256], dict[PATH_MAX + 320];
+    char family[256], relative[300], dict[PATH_MAX + 320];
     hf_target_family(t, family, sizeof family);
-    snprintf(dict, sizeof dict, "%s/../dict/%s.dict", bin_dir, family);
+    snprintf(relative, sizeof relative, "dict/%s.dict", family);
+    hf_tree_path(bin_dir, relative, dict, sizeof dict);
     summary s[SEARCHES] = {{0}};
     static outcome runs[MAX_SEEDS];
     char afl_build[PATH_MAX + 64];

@@ -138,21 +138,18 @@ static int find_fuzzer(campaign *c, const char *bin_dir) {
 
 /* The dictionary and seeds: in the source tree for an in-tree target
  * (dict/FAMILY.dict, targets/FAMILY/seeds), beside the binary for a user's
- * (FUZZER.dict, FUZZER_seeds/; OSS-Fuzz's names).  An in-tree build lives
- * in out/ or one level deeper (out/asan, out/O0, a --out of one's own two
- * levels down), so the tree is looked for one, then two, levels up. */
+ * (FUZZER.dict, FUZZER_seeds/; OSS-Fuzz's names). */
 static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
-    char family[256];
+    char family[256], relative[300];
     hf_target_family(c->target, family, sizeof family);
     if (hf_tool_in_fuzzer()) {
         snprintf(c->dict, sizeof c->dict, "%s.dict", c->fuzzer);
         snprintf(c->seeds, sizeof c->seeds, "%s_seeds", c->fuzzer);
     } else {
-        for (const char *up = "/..", *again = "/../.."; up; up = again, again = NULL) {
-            snprintf(c->dict, sizeof c->dict, "%s%s/dict/%s.dict", bin_dir, up, family);
-            snprintf(c->seeds, sizeof c->seeds, "%s%s/targets/%s/seeds", bin_dir, up, family);
-            if (is_file(c->dict)) break;
-        }
+        snprintf(relative, sizeof relative, "dict/%s.dict", family);
+        hf_tree_path(bin_dir, relative, c->dict, sizeof c->dict);
+        snprintf(relative, sizeof relative, "targets/%s/seeds", family);
+        hf_tree_path(bin_dir, relative, c->seeds, sizeof c->seeds);
     }
     if (!is_file(c->dict)) {
         fprintf(stderr, "heisenfuzz: no dictionary for %s (looked for %s): fuzzing without one\n",

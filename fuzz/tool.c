@@ -112,6 +112,15 @@ double hf_wall_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bool hf_tree_path(const char *bin_dir, const char *relative, char *path, size_t size) {
+    static const char *const levels_up[] = {"..", "../.."};
+    for (size_t i = 0; i < sizeof levels_up / sizeof *levels_up; i++) {
+        snprintf(path, size, "%s/%s/%s", bin_dir, levels_up[i], relative);
+        if (access(path, F_OK) == 0) return true;
+    }
+    return false;
+}
+
 int hf_exe_dir(char *dir, size_t size) {
     ssize_t n = readlink("/proc/self/exe", dir, size - 1);
     if (n <= 0) return -1;

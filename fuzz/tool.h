@@ -52,6 +52,12 @@ double hf_wall_seconds(void);
 /* The directory of this program (out/, beside the fuzzer binaries). */
 int hf_exe_dir(char *dir, size_t size);
 
+/* The path of `relative` (dict/NAME.dict, targets/NAME/seeds) in the source
+ * tree of an in-tree build in `bin_dir`: out/ or one level deeper (out/asan,
+ * out/O0, a --out of one's own), so the tree is looked for one, then two,
+ * levels up.  True when it exists; else `path` is the last place looked. */
+bool hf_tree_path(const char *bin_dir, const char *relative, char *path, size_t size);
+
 /* The commands, and the tables of their options (options.h). */
 int hf_cmd_bench(int argc, char **argv);
 int hf_bench_search(int argc, char **argv);
