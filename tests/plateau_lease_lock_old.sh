@@ -5,12 +5,12 @@
 # workload" (an experiment, not a test: it prints figures and asserts
 # nothing about them).
 #
-# The old targets/lease_lock/lease_lock.c is taken from git, compiled as
-# build.sh compiles targets for libFuzzer and linked in place of today's
-# with the objects of the last local build (OUT/obj: build.sh's layout), so
-# nothing in the tree changes.  Then one libFuzzer process with the target's
-# dictionary and a discovery log, from an empty corpus, and every point where
-# the count of behaviours grew, the chart's verdict and the report.
+# The old targets/lease_lock/lease_lock.c is taken from git and linked in
+# place of today's with the objects of the last local build
+# (tests/relink_target.sh), so nothing in the tree changes.  Then one
+# libFuzzer process with the target's dictionary and a discovery log, from
+# an empty corpus, and every point where the count of behaviours grew, the
+# chart's verdict and the report.
 #
 #   tests/plateau_lease_lock_old.sh [--work DIR] [--runs N] [--seed S]
 #
@@ -34,10 +34,6 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -x "$hf" ] || { echo "plateau_lease_lock_old.sh: no $hf (run ./build.sh first)" >&2; exit 2; }
-obj="$OUT/obj"
-for o in harness/fuzz_harness.c.o harness-libfuzzer/fuzz_feedback.c.o fuzz/targets_lease_lock_lease_lock.c.o; do
-    [ -f "$obj/$o" ] || { echo "plateau_lease_lock_old.sh: no $obj/$o (run ./build.sh --out ${HF_OUT:-out})" >&2; exit 2; }
-done
 rm -rf "$work"
 mkdir -p "$work/targets/lease_lock" "$work/corpus"
 work=$(cd "$work" && pwd)
@@ -48,24 +44,7 @@ git show 9d11a2f^:targets/lease_lock/lease_lock.c >"$work/targets/lease_lock/lea
 cp targets/lease_lock/lease.h "$work/targets/lease_lock/"
 grep -q 'HF_FAULT_CLOG' "$work/targets/lease_lock/lease_lock.c" &&
     { echo "plateau_lease_lock_old.sh: the old source allows clogging already" >&2; exit 2; }
-(cd "$work" && clang -std=c11 -Wall -Wextra -Werror -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link \
-    -fsanitize-coverage=trace-loads,trace-stores -I"$root/schedule" -I"$root/fuzz" \
-    -c targets/lease_lock/lease_lock.c -o lease_lock_old.o)
-# build.sh's fuzzer link: harness, feedback, the command code, the runtime and
-# every target, today's lease_lock.c replaced by the old one.
-tool_objs=() target_objs=()
-for src in fuzz/*.c; do
-    case "$src" in
-        fuzz/harness.c|fuzz/feedback.c|fuzz/standalone.c|fuzz/tool_main.c|fuzz/replayer.c|fuzz/mutator_afl.c|fuzz/pthread_driver.c) ;;
-        *) tool_objs+=("$obj/plain/${src//\//_}.o") ;;
-    esac
-done
-for o in "$obj"/fuzz/targets_*.o; do
-    [ "$(basename "$o")" = targets_lease_lock_lease_lock.c.o ] || target_objs+=("$o")
-done
-clang -std=c11 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer -o "$work/lease_lock_fuzzer" \
-    "$obj/harness/fuzz_harness.c.o" "$obj/harness-libfuzzer/fuzz_feedback.c.o" "${tool_objs[@]}" \
-    "$obj"/fuzz/schedule_*.o "${target_objs[@]}" "$work/lease_lock_old.o" -lm
+tests/relink_target.sh "$work" targets/lease_lock/lease_lock.c "$work/lease_lock_fuzzer"
 
 cd "$work"
 echo "== the old lease_lock, -seed=$seed -runs=$runs, dict/lease_lock.dict"

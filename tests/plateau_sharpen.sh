@@ -1,58 +1,93 @@
 #!/bin/bash
-# plateau_sharpen.sh — the experiment behind README's "Sharpening a pthread
-# program's workload": a plateau declared by the rule, then the workload
-# sharpened, then discovery resuming (an experiment, not a test: it prints
-# figures and asserts nothing about them).
+# plateau_sharpen.sh — the experiments behind "A plateau the rule declared,
+# then a sharper workload" in tests/README.md: a plateau declared by the
+# rule, then the workload sharpened, then discovery resuming (experiments,
+# not tests: they print figures and assert nothing about them).
 #
-#   1. targets/pthread/lost_update.c (two threads, three locked increments
-#      each) built with build-pthread and fuzzed by libFuzzer with a
-#      discovery log (-seed=BASE_SEED, -runs=BASE) until past the rule's firing;
+#   1. the target fuzzed by libFuzzer with a discovery log (-seed=BASE_SEED,
+#      -runs=BASE) until past the rule's firing;
 #   2. `heisenfuzz chart` and `heisenfuzz report` on that log;
 #   3. the corpus and a copy of the log continued twice, the same executions
-#      each (-seed=SEED, -runs=MORE): (a) the unchanged program (control),
-#      (b) the same program with a third thread (a copy made here with
-#      THREADS = 3; targets/pthread/ is not changed);
+#      each (-seed=SEED, -runs=MORE): (a) the unchanged target (control),
+#      (b) the target sharpened (a copy made here; the tree is not changed);
 #   4. both logs charted, and the rule replayed along each merged log: where
 #      it first held, where it lifted, where it held again.
 #
-#   tests/plateau_sharpen.sh [--work DIR] [--base N] [--base-seed S] [--more N] [--seed S] [--charts DIR]
+# The stories (--story):
+#   lost_update  targets/pthread/lost_update.c (two threads, three locked
+#                increments each) built with build-pthread; sharpened: a
+#                third thread (THREADS = 3).  Under a minute on one core.
+#   ping         the world target targets/ping/ (two calls over a network
+#                that drops, duplicates and reorders; dict/ping.dict);
+#                sharpened: messages may be delayed too, the fault kind the
+#                report lists as never allowed that a client with timeouts
+#                meets first (the copy relinked by tests/relink_target.sh).
+#                About three minutes on one core.
 #
-# --work   where the fuzzers, corpora, logs and charts go (default hf-work/plateau_sharpen;
-#          emptied first)
-# defaults: --base 40000 --base-seed 1 --more 400000 --seed 2
-# --charts also copy the two charts there, as discovery_lost_update_unchanged.svg and
-#          discovery_lost_update_three_threads.svg (the README's are in targets/pthread/)
-# Reads HF_OUT (default out).  Under a minute on one core.
+#   tests/plateau_sharpen.sh [--story S] [--work DIR] [--base N] [--base-seed S] [--more N] [--seed S] [--charts DIR]
+#
+# --work   where the fuzzers, corpora, logs and charts go (default
+#          hf-work/plateau_sharpen_STORY; emptied first)
+# defaults: --story lost_update --base-seed 1 --seed 2; --base 40000 --more
+#          400000 for lost_update, --base 1400000 --more 600000 for ping
+# --charts also copy the two charts there, as discovery_STORY_unchanged.svg
+#          and discovery_STORY_SHARPENED.svg (the README's are in
+#          targets/pthread/ and targets/ping/)
+# Reads HF_OUT (default out; a plain build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tree=$(pwd)
 OUT=$(cd "${HF_OUT:-out}" && pwd)
 hf="$OUT/heisenfuzz"
-work=hf-work/plateau_sharpen base=40000 more=400000 seed=2 base_seed=1 charts=
+story=lost_update work= base= more= seed=2 base_seed=1 charts=
 while [ $# -gt 0 ]; do
     case "$1" in
+        --story) story=$2; shift ;;
         --work) work=$2; shift ;;
         --base) base=$2; shift ;;
         --more) more=$2; shift ;;
         --seed) seed=$2; shift ;;
         --base-seed) base_seed=$2; shift ;;
-        --charts) charts=$2; shift ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --charts) charts=$(cd "$2" && pwd); shift ;;
+        -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "plateau_sharpen.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 [ -x "$hf" ] || { echo "plateau_sharpen.sh: no $hf (run ./build.sh first)" >&2; exit 2; }
-src=$(pwd)/targets/pthread/lost_update.c
+case $story in
+    lost_update) sharpened=three_threads; : "${base:=40000}" "${more:=400000}" ;;
+    ping) sharpened=with_delay; : "${base:=1400000}" "${more:=600000}" ;;
+    *) echo "plateau_sharpen.sh: unknown story '$story' (lost_update or ping)" >&2; exit 2 ;;
+esac
+: "${work:=hf-work/plateau_sharpen_$story}"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 
-# The sharpened workload: one more thread doing the same increments.  The
-# substitution must have happened, or (b) would be the control again.
-sed -e 's/THREADS = 2,/THREADS = 3,/' "$src" >lost_update_three.c
-grep -q 'THREADS = 3,' lost_update_three.c || { echo "plateau_sharpen.sh: THREADS = 2 not found in $src" >&2; exit 2; }
-"$hf" build-pthread "$src" -o lost_update_fuzzer
-"$hf" build-pthread lost_update_three.c -o lost_update_three_fuzzer
+# base_fuzzer, sharpened_fuzzer: the two fuzzers; fuzz_flags: the engine's
+# flags each run takes.  The substitution must have happened, or (b) would
+# be the control again.
+substitute() {   # substitute FROM TO SOURCE OUTPUT
+    sed -e "s/$1/$2/" "$3" >"$4"
+    grep -q "$2" "$4" || { echo "plateau_sharpen.sh: '$1' not found in $3" >&2; exit 2; }
+}
+fuzz_flags=()
+if [ "$story" = lost_update ]; then
+    src=$tree/targets/pthread/lost_update.c
+    substitute 'THREADS = 2,' 'THREADS = 3,' "$src" lost_update_three.c
+    base_fuzzer=./lost_update_fuzzer sharpened_fuzzer=./lost_update_three_fuzzer
+    "$hf" build-pthread "$src" -o $base_fuzzer
+    "$hf" build-pthread lost_update_three.c -o $sharpened_fuzzer
+else
+    mkdir -p sharpened/targets/ping
+    substitute 'HF_FAULT_BIT(HF_FAULT_MSG_DUPLICATE) |' 'HF_FAULT_BIT(HF_FAULT_MSG_DUPLICATE) | HF_FAULT_BIT(HF_FAULT_MSG_DELAY) |' \
+        "$tree/targets/ping/ping.c" sharpened/targets/ping/ping.c
+    # A fuzzer runs the target it is named after: two folders, one name.
+    base_fuzzer=$OUT/ping_fuzzer sharpened_fuzzer=./sharpened/ping_fuzzer
+    "$tree/tests/relink_target.sh" sharpened targets/ping/ping.c $sharpened_fuzzer
+    fuzz_flags=(-dict="$tree/dict/ping.dict")
+fi
 
 # The merged log replayed under the rule of fuzz/estimate.c (the chart
 # applies it the same way): processes here run one after another, so the
@@ -103,8 +138,8 @@ EOF
 }
 
 mkdir corpus
-echo "== 1. the unchanged program, -seed=$base_seed -runs=$base"
-HEISENFUZZ_LOG=base.log ./lost_update_fuzzer -seed="$base_seed" -runs="$base" corpus >base.out 2>&1
+echo "== 1. the unchanged target, -seed=$base_seed -runs=$base"
+HEISENFUZZ_LOG=base.log "$base_fuzzer" -seed="$base_seed" -runs="$base" "${fuzz_flags[@]}" corpus >base.out 2>&1
 grep -E '^#[0-9]+[[:space:]]+bhv' base.out | tail -1
 "$hf" chart base.log -o base.svg
 rule_along base.log
@@ -112,27 +147,27 @@ rule_along base.log
 echo "== 2. the report"
 "$hf" report base.log -o base.html
 
-for variant in unchanged three_threads; do
+for variant in unchanged "$sharpened"; do
     rm -rf "corpus_$variant"
     cp -r corpus "corpus_$variant"
     cp base.log "$variant.log"
 done
 # (b) runs first: a chart's wall clock is the log's, pauses between processes
 # included, so the sharpened curve would otherwise carry the control's run time.
-echo "== 3b. continued with a third thread, -seed=$seed -runs=$more"
-HEISENFUZZ_LOG=three_threads.log ./lost_update_three_fuzzer -seed="$seed" -runs="$more" corpus_three_threads \
-    >three_threads.out 2>&1
-"$hf" chart three_threads.log -o discovery_lost_update_three_threads.svg
-rule_along three_threads.log
-"$hf" report three_threads.log -o three_threads.html
+echo "== 3b. continued, sharpened ($sharpened), -seed=$seed -runs=$more"
+HEISENFUZZ_LOG=$sharpened.log "$sharpened_fuzzer" -seed="$seed" -runs="$more" "${fuzz_flags[@]}" \
+    "corpus_$sharpened" >"$sharpened.out" 2>&1
+"$hf" chart "$sharpened.log" -o "discovery_${story}_$sharpened.svg"
+rule_along "$sharpened.log"
+"$hf" report "$sharpened.log" -o "$sharpened.html"
 
-echo "== 3a. continued with the unchanged program (control), -seed=$seed -runs=$more"
-HEISENFUZZ_LOG=unchanged.log ./lost_update_fuzzer -seed="$seed" -runs="$more" corpus_unchanged >unchanged.out 2>&1
-"$hf" chart unchanged.log -o discovery_lost_update_unchanged.svg
+echo "== 3a. continued unchanged (control), -seed=$seed -runs=$more"
+HEISENFUZZ_LOG=unchanged.log "$base_fuzzer" -seed="$seed" -runs="$more" "${fuzz_flags[@]}" corpus_unchanged \
+    >unchanged.out 2>&1
+"$hf" chart unchanged.log -o "discovery_${story}_unchanged.svg"
 rule_along unchanged.log
 
 if [ -n "$charts" ]; then
-    cd - >/dev/null
-    cp "$work/discovery_lost_update_unchanged.svg" "$work/discovery_lost_update_three_threads.svg" "$charts/"
+    cp "discovery_${story}_unchanged.svg" "discovery_${story}_$sharpened.svg" "$charts/"
     echo "charts copied to $charts/"
 fi

@@ -1,0 +1,50 @@
+#!/bin/bash
+# relink_target.sh — a libFuzzer fuzzer of the last local build with one
+# target's source replaced by another version of it (an older commit's, a
+# sharpened copy), for the plateau experiments: nothing in the tree changes
+# and nothing is rebuilt but that one file.
+#
+#   tests/relink_target.sh ROOT SOURCE FUZZER
+#
+# ROOT/SOURCE is the replacement, at the path the tree's version has
+# (SOURCE, e.g. targets/ping/ping.c): it is compiled from ROOT, so the paths
+# its properties carry read as the tree's and the report counts them as the
+# target's own.  It is compiled as build.sh compiles targets for libFuzzer
+# and linked, in place of the tree's version, with the objects of the build
+# in HF_OUT (default out; build.sh's layout, OUT/obj, and a plain build, not
+# a sanitizer's).  FUZZER is the output; it runs the target it is named
+# after (NAME_fuzzer), as build.sh's fuzzers do.
+set -euo pipefail
+[ $# -eq 3 ] || { echo "usage: tests/relink_target.sh ROOT SOURCE FUZZER (see the header of this file)" >&2; exit 2; }
+tree=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$(cd "$tree" && cd "${HF_OUT:-out}" 2>/dev/null && pwd) || { echo "relink_target.sh: no build at ${HF_OUT:-out} (run ./build.sh first)" >&2; exit 2; }
+root=$(cd "$1" && pwd) source=$2 fuzzer=$3
+[ -f "$root/$source" ] || { echo "relink_target.sh: no $root/$source" >&2; exit 2; }
+obj="$OUT/obj"
+replaced="$obj/fuzz/$(echo "$source" | tr '/' '_').o"
+for o in harness/fuzz_harness.c.o harness-libfuzzer/fuzz_feedback.c.o "${replaced#"$obj/"}"; do
+    [ -f "$obj/$o" ] || { echo "relink_target.sh: no $obj/$o (run ./build.sh --out ${HF_OUT:-out})" >&2; exit 2; }
+done
+# The level build.sh gives it: -O0 for a folder whose accesses are
+# preemption points (build.sh's ACCESS_POINT_SOURCES), else -O2.
+level=-O2
+grep -l 'preempt_at_accesses = true' "$tree/$(dirname "$source")"/*.c >/dev/null 2>&1 && level=-O0
+new_obj=$(mktemp "${TMPDIR:-/tmp}/relink_target.XXXXXX.o")
+trap 'rm -f "$new_obj"' EXIT
+(cd "$root" && clang -std=c11 -Wall -Wextra -Werror -g $level -fno-omit-frame-pointer -fsanitize=fuzzer-no-link \
+    -fsanitize-coverage=trace-loads,trace-stores -I"$tree/schedule" -I"$tree/fuzz" -c "$source" -o "$new_obj")
+# build.sh's fuzzer link: harness, feedback, the command code, the runtime
+# and every target, the one replaced.
+tool_objs=() target_objs=()
+for src in "$tree"/fuzz/*.c; do
+    case "${src#"$tree/"}" in
+        fuzz/harness.c|fuzz/feedback.c|fuzz/standalone.c|fuzz/tool_main.c|fuzz/replayer.c|fuzz/mutator_afl.c|fuzz/pthread_driver.c) ;;
+        *) tool_objs+=("$obj/plain/$(echo "${src#"$tree/"}" | tr '/' '_').o") ;;
+    esac
+done
+for o in "$obj"/fuzz/targets_*.o; do
+    [ "$o" = "$replaced" ] || target_objs+=("$o")
+done
+clang -std=c11 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer -o "$fuzzer" \
+    "$obj/harness/fuzz_harness.c.o" "$obj/harness-libfuzzer/fuzz_feedback.c.o" "${tool_objs[@]}" \
+    "$obj"/fuzz/schedule_*.o "${target_objs[@]}" "$new_obj" -lm
