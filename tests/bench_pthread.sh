@@ -2,10 +2,13 @@
 # bench_pthread.sh — figures for pthread programs under build-pthread (a
 # benchmark, not a test: it prints numbers and asserts nothing).
 #
-#   1. ns per uncontended pthread_mutex_lock+unlock pair: the interposed
-#      layer against glibc's, from tests/pthread/bench_mutex.c timed (CPU
-#      time, best of 5) with LOOPS=N and LOOPS=0 (the difference over N);
-#      glibc's natively at -O2, and at -O0 as build-pthread compiles a program
+#   1. ns per uncontended pthread_mutex_lock+unlock pair, from
+#      tests/pthread/bench_mutex.c timed (CPU time, best of 5): the pair is
+#      the difference between the loop with it and the same loop without it
+#      (-DLOCKS=0), over N; the loop as a whole is the difference from
+#      LOOPS=0.  The interposed layer (built by build-pthread, at -O0 with
+#      its access hooks and coverage) against glibc's natively at -O2, and
+#      natively at -O0 as build-pthread compiles a program
 #   2. libFuzzer executions per second on each correct twin of targets/pthread
 #      (20,000 executions from an empty corpus, wall clock)
 #   3. schedules (and wall seconds) to the first failure, median of SEEDS
@@ -13,20 +16,21 @@
 #      PCT with d=3 (the fuzzer's own --explore), each capped at MAX runs
 #      (hundred_threads, whose runs are ~60x slower, at MAX/10)
 #
-#   tests/bench_pthread.sh [--seeds N] [--max-runs N] [PROGRAM...]
+#   tests/bench_pthread.sh [--seeds N] [--max-runs N] [--mutex-only] [PROGRAM...]
 #
 # Reads HF_OUT (default out).  Takes a few minutes on two cores.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=$(cd "${HF_OUT:-out}" && pwd)
 hf="$OUT/heisenfuzz"
-seeds=10 max_runs=200000
+seeds=10 max_runs=200000 mutex_only=0
 programs=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --seeds) seeds=$2; shift ;;
         --max-runs) max_runs=$2; shift ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --mutex-only) mutex_only=1 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) programs+=("$1") ;;
     esac
     shift
@@ -47,14 +51,18 @@ elapsed() { echo "$2 - $1" | bc; }
 # system) of the process, the best of 5: on a shared machine the wall clock
 # counts other people's work too.
 loops=4000000
-clang -O2 -pthread -DLOOPS=$loops tests/pthread/bench_mutex.c -o "$work/native_n"
-clang -O2 -pthread -DLOOPS=0 tests/pthread/bench_mutex.c -o "$work/native_0"
-# build-pthread compiles a program at -O0 (its accesses are its preemption
-# points): the same loop natively at -O0 separates that from the layer.
-clang -O0 -pthread -DLOOPS=$loops tests/pthread/bench_mutex.c -o "$work/native_n_O0"
-clang -O0 -pthread -DLOOPS=0 tests/pthread/bench_mutex.c -o "$work/native_0_O0"
-"$hf" build-pthread tests/pthread/bench_mutex.c -o "$work/layer_n" -- -DLOOPS=$loops >/dev/null
-"$hf" build-pthread tests/pthread/bench_mutex.c -o "$work/layer_0" -- -DLOOPS=0 >/dev/null
+# Three builds of each kind, NAME:LOOPS:LOCKS: _n the loop with the pair,
+# _e the loop without it, _0 no loop.
+for v in n:$loops:1 e:$loops:0 0:0:1; do
+    IFS=: read -r name n locks <<<"$v"
+    flags="-DLOOPS=$n -DLOCKS=$locks"
+    clang -O2 -pthread $flags tests/pthread/bench_mutex.c -o "$work/native_$name"
+    # build-pthread compiles a program at -O0 (its accesses are its
+    # preemption points): the same loop natively at -O0 separates that from
+    # the layer.
+    clang -O0 -pthread $flags tests/pthread/bench_mutex.c -o "$work/native_O0_$name"
+    "$hf" build-pthread tests/pthread/bench_mutex.c -o "$work/layer_$name" -- $flags >/dev/null
+done
 verdict=$("$work/layer_n" --replay "$work/empty" | grep '^verdict:')
 [ "$verdict" = "verdict: ok" ] || { echo "bench_mutex under the layer: $verdict (the timing would be of a cut-short run)"; exit 1; }
 best() {   # best CMD...: the least CPU time of 5 runs, in seconds
@@ -65,13 +73,23 @@ best() {   # best CMD...: the least CPU time of 5 runs, in seconds
     done
     echo "$b"
 }
-native=$(echo "($(best "$work/native_n") - $(best "$work/native_0")) * 1000000000 / $loops" | bc -l)
-layer=$(echo "($(best "$work/layer_n" --replay "$work/empty") - $(best "$work/layer_0" --replay "$work/empty")) * 1000000000 / $loops" | bc -l)
-native_O0=$(echo "($(best "$work/native_n_O0") - $(best "$work/native_0_O0")) * 1000000000 / $loops" | bc -l)
-printf 'uncontended lock+unlock: glibc %.1f ns, pthread layer %.1f ns (%.1fx)\n' "$native" "$layer" \
-    "$(echo "$layer / $native" | bc -l)"
-printf 'the same loop natively at -O0 (as build-pthread compiles it): %.1f ns (layer %.1fx)\n' "$native_O0" \
-    "$(echo "$layer / $native_O0" | bc -l)"
+per_loop() {   # per_loop A B: ns per iteration between the best times A and B
+    echo "($1 - $2) * 1000000000 / $loops" | bc -l
+}
+for kind in native native_O0 layer; do
+    args=()
+    [ $kind = layer ] && args=(--replay "$work/empty")
+    n=$(best "$work/${kind}_n" "${args[@]}") e=$(best "$work/${kind}_e" "${args[@]}") z=$(best "$work/${kind}_0" "${args[@]}")
+    declare "pair_$kind=$(per_loop "$n" "$e")" "loop_$kind=$(per_loop "$n" "$z")"
+done
+ratio() { echo "$1 / $2" | bc -l; }
+printf 'uncontended lock+unlock pair: glibc %.1f ns, pthread layer %.1f ns (%.1fx; goal 2x)\n' \
+    "$pair_native" "$pair_layer" "$(ratio "$pair_layer" "$pair_native")"
+printf 'the whole loop (the pair, the counter, its instrumentation): glibc at -O2 %.1f ns, at -O0 %.1f ns;\n' \
+    "$loop_native" "$loop_native_O0"
+printf '  built by build-pthread %.1f ns (%.1fx -O2, %.1fx -O0)\n' "$loop_layer" \
+    "$(ratio "$loop_layer" "$loop_native")" "$(ratio "$loop_layer" "$loop_native_O0")"
+[ $mutex_only -eq 1 ] && exit 0
 
 # ---- 2 and 3: the suite ------------------------------------------------------
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
