@@ -449,11 +449,17 @@ static int build(hf_mutation_kind kind, const input_map *m) {
     return -1;
 }
 
-/* Shares of the mutations, in percent. */
+/* Shares of the mutations, in percent.  Measured with bench --search, the
+ * median of 40 seeds: moving the explicit edits' 22% (add, drop, change,
+ * move, simplify, bytes) to fresh generators, reseeds and continuations
+ * took every buggy target to the same or fewer executions (zk_newleader_ack
+ * 97 -> 61, metrics_race 20 -> 12, diskless_agent 30 -> 23).  Each edit
+ * keeps a share: an input whose bug lies one explicit step away still
+ * gets it. */
 static const unsigned share[HF_MUT_KINDS] = {
-    [HF_MUT_FRESH] = 25, [HF_MUT_RESEED] = 12, [HF_MUT_RETUNE] = 4, [HF_MUT_CONTINUE] = 12, [HF_MUT_ADD] = 8,
-    [HF_MUT_DROP] = 2,   [HF_MUT_CHANGE] = 3,  [HF_MUT_MOVE] = 2,   [HF_MUT_SIMPLIFY] = 2,  [HF_MUT_AIM] = 25,
-    [HF_MUT_BYTES] = 5,
+    [HF_MUT_FRESH] = 40, [HF_MUT_RESEED] = 13, [HF_MUT_RETUNE] = 4, [HF_MUT_CONTINUE] = 13, [HF_MUT_ADD] = 1,
+    [HF_MUT_DROP] = 1,   [HF_MUT_CHANGE] = 1,  [HF_MUT_MOVE] = 1,   [HF_MUT_SIMPLIFY] = 1,  [HF_MUT_AIM] = 24,
+    [HF_MUT_BYTES] = 1,
 };
 
 static hf_mutation_kind forced_kind = HF_MUT_KINDS;
