@@ -14,7 +14,7 @@
  * test of the program alone (regress.h), into the current directory unless
  * --test-dir says otherwise.
  */
-#define _GNU_SOURCE   /* strdup, mkdir, program_invocation_name */
+#define _GNU_SOURCE   /* strdup, program_invocation_name */
 #include "explain.h"
 #include "files.h"
 #include "minimize.h"
@@ -23,11 +23,10 @@
 #include "targets.h"
 #include "tool.h"
 
-#include <errno.h>
+#include <errno.h>    /* program_invocation_name */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- Options ------------------------------------------------------------- */
@@ -377,9 +376,11 @@ int hf_cmd_minimize(int argc, char **argv) {
     /* A program keeps its test beside itself unless --test-dir says otherwise
      * (the default is the parser's own string, not one the user gave). */
     if (o.emit_test && hf_target_is_pthread_program(t) && o.test_dir == minimize_defaults.test_dir) o.test_dir = ".";
-    /* Before any work: the test's directory (only its last part is made). */
-    if (o.emit_test && mkdir(o.test_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", o.test_dir, strerror(errno));
+    char error[2 * PATH_MAX + 128];
+    /* Before any work: the test's directory (only its last part is made: a
+     * missing parent is more likely a mistyped path than a wish). */
+    if (o.emit_test && hf_make_dir(o.test_dir, HF_DIR_ONLY, error, sizeof error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
         return 2;
     }
     /* Output paths get a suffix (".min", ".goal"). */
@@ -387,7 +388,6 @@ int hf_cmd_minimize(int argc, char **argv) {
         fprintf(stderr, "heisenfuzz: minimize: a path is longer than %d bytes\n", PATH_MAX - 8);
         return 2;
     }
-    char error[PATH_MAX + 128];
     size_t size;
     uint8_t *data = hf_read_file(o.input, &size, error, sizeof error);
     if (!data) {

@@ -72,7 +72,7 @@ static const hf_option explore_option_table[] = {
     {.name = "until-fail", HF_FLAG(explore_options, until_fail), .help = "stop at the first failing run"},
     {.name = "hashes", HF_FLAG(explore_options, hashes), .help = "print each run's trace hash"},
     {.short_name = 'o', HF_STRING(explore_options, save_dir), .value_name = "DIR",
-     .help = "save the first failing input in DIR"},
+     .help = "save the first failing input in DIR (made, with its parents, when missing)"},
 };
 
 const hf_command_spec hf_explore_spec = {
@@ -134,6 +134,15 @@ int hf_cmd_explore(int argc, char **argv) {
     if (status != HF_PARSED) return status;
     const hf_target *t = hf_tool_target(target_name);
     if (!t) return 2;
+    /* Before any run, so that a long search does not end in a failure that
+     * cannot be kept: the directory it is saved in, and its parents. */
+    if (o.save_dir) {
+        char error[4608];   /* a long path, twice (the part that failed), and the reason */
+        if (hf_make_dir(o.save_dir, HF_DIR_AND_PARENTS, error, sizeof error) != 0) {
+            fprintf(stderr, "heisenfuzz: %s\n", error);
+            return 2;
+        }
+    }
 
     hf_baseline baseline;
     if (o.strategy < STRATEGY_BYTES) hf_baseline_init(&baseline, t, (hf_baseline_kind)o.strategy, o.seed, (int)o.depth);

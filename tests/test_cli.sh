@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_cli.sh — the tool as a user meets it: help, exit codes, one-line
 # errors that name the problem, the fuzz-then-replay main job, and explore's
-# saved failures replaying.
+# saved failures replaying (its -o directory made when missing).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 hf="$HF_OUT/heisenfuzz"
@@ -45,6 +45,14 @@ saved=$(ls "$tmp"/saved/* 2>/dev/null | head -1)
 [ -n "$saved" ] && grep -q "^verdict: fail" <<<"$("$hf" replay counter_buggy "$saved")" \
     && echo "ok - a failure found by PCT is saved as bytes that replay it" \
     || echo "not ok - PCT's saved failure does not replay"
+# -o makes its directory, parents too (as fuzz --dir does); a file
+# in the way is one line and exit 2.
+"$hf" explore counter_buggy --strategy pct --runs 200 --seed 3 --until-fail -o "$tmp/new/saved" >/dev/null 2>&1
+[ -f "$tmp/new/saved/counter_buggy-pct-seed3-first-failure" ] \
+    && echo "ok - explore -o makes a missing directory and its parents" \
+    || echo "not ok - explore -o did not make $tmp/new/saved"
+expect "explore -o under a file: one line, exit 2" 2 "^heisenfuzz: cannot create $tmp/empty/saved: Not a directory$" \
+    "$hf" explore counter_buggy --runs 1 -o "$tmp/empty/saved"
 
 # The generators baseline draws its runs as the fuzzer's mutator draws a
 # fresh generator record; its failure, re-encoded, replays as bytes.
