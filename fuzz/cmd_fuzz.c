@@ -533,7 +533,7 @@ int hf_cmd_fuzz(int argc, char **argv) {
     int count;
     int parsed = hf_options_parse(&hf_fuzz_spec, argc, argv, &o, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
-    if (count < 1) return hf_usage_error("fuzz needs a target");
+    if (count < 1) return hf_command_usage_error(hf_fuzz_spec.name, "fuzz needs a target");
     campaign *c = calloc(1, sizeof *c);
     if (!c) return 2;
     int status = 2;

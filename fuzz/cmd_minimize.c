@@ -85,15 +85,19 @@ static int parse_options(int argc, char **argv, options *o) {
     int count;
     int status = hf_options_parse(&hf_minimize_spec, argc, argv, o, &operands, &count);
     if (status != HF_PARSED) return status;
-    if (count > 2) return hf_usage_error("minimize: unexpected argument '%s'", operands[2]);
-    if (count < 2) return hf_usage_error("minimize needs a target and a crashing input");
+    if (count > 2)
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize: unexpected argument '%s'", operands[2]);
+    if (count < 2)
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize needs a target and a crashing input");
     o->target = operands[0];
     o->input = operands[1];
-    if (o->expect && !o->expect[0]) return hf_usage_error("minimize: --expect needs a failure message");
+    if (o->expect && !o->expect[0])
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize: --expect needs a failure message");
     if (o->test_name && !hf_regress_name_ok(o->test_name))
-        return hf_usage_error("minimize: --test-name '%s' must be letters, digits and '_' only", o->test_name);
+        return hf_command_usage_error(hf_minimize_spec.name,
+                                      "minimize: --test-name '%s' must be letters, digits and '_' only", o->test_name);
     if ((o->test_name || strcmp(o->test_dir, "tests/regress")) && !o->emit_test)
-        return hf_usage_error("minimize: --test-name and --test-dir go with --emit-test");
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize: --test-name and --test-dir go with --emit-test");
     return HF_PARSED;
 }
 

@@ -97,8 +97,8 @@ static int parse_options(int argc, char **argv, explore_options *o, const char *
     int count;
     int status = hf_options_parse(&hf_explore_spec, argc, argv, o, &operands, &count);
     if (status != HF_PARSED) return status;
-    if (count > 1) return hf_usage_error("explore: more than one target given");
-    if (count < 1) return hf_usage_error("explore needs a target");
+    if (count > 1) return hf_command_usage_error(hf_explore_spec.name, "explore: more than one target given");
+    if (count < 1) return hf_command_usage_error(hf_explore_spec.name, "explore needs a target");
     *target = operands[0];
     if (o->strategy == STRATEGY_DFS && !o->runs_given) o->runs = UINT64_MAX;
     return HF_PARSED;

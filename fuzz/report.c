@@ -523,7 +523,7 @@ int hf_cmd_report(int argc, char **argv) {
     int count;
     int parsed = hf_options_parse(&hf_report_spec, argc, argv, &o, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
-    if (count < 1) return hf_usage_error("report needs at least one discovery log");
+    if (count < 1) return hf_command_usage_error(hf_report_spec.name, "report needs at least one discovery log");
     const char *output = o.output;
     const char **logs = (const char **)operands;
     size_t nlogs = (size_t)count;
