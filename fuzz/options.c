@@ -232,9 +232,11 @@ static void value_text(const hf_option *o, char *text, size_t size) {
     else snprintf(text, size, "%s", o->value_name ? o->value_name : "VALUE");
 }
 
-void hf_options_print_usage(FILE *f, const hf_command_spec *spec, int first_column) {
+/* NAME [--opt VALUE]... OPERANDS (none when NULL). */
+static void print_usage(FILE *f, const hf_command_spec *spec, const char *name, const char *operands,
+                        int first_column) {
     char line[4096];
-    size_t used = (size_t)snprintf(line, sizeof line, "%s", spec->name);
+    size_t used = (size_t)snprintf(line, sizeof line, "%s", name);
     for (size_t k = 0; k < spec->option_count && used < sizeof line; k++) {
         const hf_option *o = &spec->options[k];
         char label[64], value[512] = "";
@@ -242,9 +244,13 @@ void hf_options_print_usage(FILE *f, const hf_command_spec *spec, int first_colu
         if (o->kind != HF_OPTION_FLAG) value_text(o, value, sizeof value);
         used += (size_t)snprintf(line + used, sizeof line - used, " [%s%s%s]", label, value[0] ? "\1" : "", value);
     }
-    if (spec->operands && used < sizeof line) snprintf(line + used, sizeof line - used, " %s", spec->operands);
+    if (operands && used < sizeof line) snprintf(line + used, sizeof line - used, " %s", operands);
     /* Continuation lines start under the first option. */
-    hf_options_print_wrapped(f, line, first_column, first_column + (int)strlen(spec->name) + 1);
+    hf_options_print_wrapped(f, line, first_column, first_column + (int)strlen(name) + 1);
+}
+
+void hf_options_print_usage(FILE *f, const hf_command_spec *spec, int first_column) {
+    print_usage(f, spec, spec->name, spec->operands, first_column);
 }
 
 /* " (default X)" from the command's defaults, or "" (flags, no default). */
@@ -263,8 +269,15 @@ static void default_text(const hf_option *o, const void *defaults, char *text, s
 }
 
 void hf_options_print_help(FILE *f, const hf_command_spec *spec) {
-    fputs("usage: heisenfuzz ", f);
-    hf_options_print_usage(f, spec, (int)strlen("usage: heisenfuzz "));
+    char name[256];
+    snprintf(name, sizeof name, "heisenfuzz %s", spec->name);
+    hf_options_print_help_as(f, spec, name, spec->operands);
+}
+
+void hf_options_print_help_as(FILE *f, const hf_command_spec *spec, const char *command, const char *operands) {
+    assert(spec && command);
+    fputs("usage: ", f);
+    print_usage(f, spec, command, operands, (int)strlen("usage: "));
     fputs("\n  ", f);
     hf_options_print_wrapped(f, spec->summary, 2, 2);
     fputs("\noptions:\n", f);
