@@ -245,7 +245,9 @@ int hf_cmd_bench(int argc, char **argv) {
     int count;
     int parsed = hf_options_parse(&hf_bench_spec, argc, argv, &o, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
-    if (count > 0) return hf_usage_error("bench takes --quick, --search, --species or --plateau, not '%s'", operands[0]);
+    if (count > 0)
+        return hf_command_usage_error(hf_bench_spec.name,
+                                      "bench takes --quick, --search, --species or --plateau, not '%s'", operands[0]);
     bool quick = o.quick;
     iterations = quick ? 200000 : 2000000;
     long runs = quick ? 2000 : 50000;

@@ -340,14 +340,16 @@ int hf_bench_plateau(int argc, char **argv) {
     int parsed = hf_options_parse(&hf_bench_plateau_spec, argc, argv, &line, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
     if (line.keep_logs && access(line.keep_logs, W_OK) != 0)
-        return hf_usage_error("bench --plateau: --keep-logs needs a writable directory, not '%s'", line.keep_logs);
+        return hf_command_usage_error(hf_bench_plateau_spec.name,
+                                      "bench --plateau: --keep-logs needs a writable directory, not '%s'",
+                                      line.keep_logs);
     plateau_options o = {(int)line.campaigns, line.first_seed, line.runs, (uint32_t)line.max_bound, line.truth_runs,
                          (uint32_t)line.values, line.keep_logs};
     static const char *const defaults[] = {"counter"};
     const char *const *names = count > 0 ? (const char *const *)operands : defaults;
     if (count == 0) count = (int)(sizeof defaults / sizeof *defaults);
     const hf_target *targets[64];
-    if (count > 64) return hf_usage_error("bench --plateau: at most 64 targets");
+    if (count > 64) return hf_command_usage_error(hf_bench_plateau_spec.name, "bench --plateau: at most 64 targets");
     for (int i = 0; i < count; i++)   /* a fuzzer's target: this command goes on inside that fuzzer */
         if (!(targets[i] = hf_tool_target(names[i]))) return 2;
 

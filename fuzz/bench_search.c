@@ -317,7 +317,9 @@ static int parse_only(const char *list, search_options *o) {
     for (char *name = strtok(copy, ","); name; name = strtok(NULL, ",")) {
         int k = 0;
         while (k < SEARCHES && strcmp(search_names[k], name)) k++;
-        if (k == SEARCHES) return hf_usage_error("bench --search: unknown search '%s' in --only", name);
+        if (k == SEARCHES)
+            return hf_command_usage_error(hf_bench_search_spec.name, "bench --search: unknown search '%s' in --only",
+                                          name);
         o->only[k] = true;
     }
     return 0;
@@ -364,7 +366,9 @@ int hf_bench_search(int argc, char **argv) {
     for (int i = 0; i < count; i++) {
         const hf_target *t = hf_tool_target(targets[i]);
         if (!t) return 2;
-        if (!hf_target_is_buggy(t)) return hf_usage_error("bench --search takes buggy targets (NAME_buggy), not %s", t->name);
+        if (!hf_target_is_buggy(t))
+            return hf_command_usage_error(hf_bench_search_spec.name,
+                                          "bench --search takes buggy targets (NAME_buggy), not %s", t->name);
     }
     char bin_dir[PATH_MAX];
     if (hf_exe_dir(bin_dir, sizeof bin_dir) != 0) return 2;

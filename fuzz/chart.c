@@ -482,7 +482,7 @@ int hf_cmd_chart(int argc, char **argv) {
     int count;
     int parsed = hf_options_parse(&hf_chart_spec, argc, argv, &o, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
-    if (count < 1) return hf_usage_error("chart needs at least one discovery log");
+    if (count < 1) return hf_command_usage_error(hf_chart_spec.name, "chart needs at least one discovery log");
     const char *output = o.output;
     axis_kind axis = o.axis == 3 ? AXIS_LOGICAL : (axis_kind)o.axis;
     const char **logs = (const char **)operands;

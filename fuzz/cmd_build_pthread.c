@@ -69,17 +69,20 @@ static int parse(int argc, char **argv, options *o) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
         if (!strcmp(a, "-o")) {
-            if (++i >= argc) return hf_usage_error("build-pthread: -o needs a path");
+            if (++i >= argc) return hf_command_usage_error("build-pthread", "build-pthread: -o needs a path");
             o->output = argv[i];
         } else if (!strcmp(a, "--afl")) {
             o->afl = true;
         } else if (!strcmp(a, "--test")) {
-            if (++i >= argc) return hf_usage_error("build-pthread: --test needs a C file (a test minimize --emit-test wrote)");
+            if (++i >= argc)
+                return hf_command_usage_error("build-pthread", "build-pthread: --test needs a C file (a test "
+                                                               "minimize --emit-test wrote)");
             o->test = argv[i];
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o->verbose = true;
         } else if (a[0] == '-') {
-            return hf_usage_error("build-pthread: unknown option '%s' (compiler flags go after --)", a);
+            return hf_command_usage_error("build-pthread",
+                                          "build-pthread: unknown option '%s' (compiler flags go after --)", a);
         } else {
             if (o->source_count == MAX_SOURCES) return fail("more than %d source files", MAX_SOURCES);
             o->sources[o->source_count++] = a;
@@ -89,8 +92,10 @@ static int parse(int argc, char **argv, options *o) {
         if (o->cflag_count == MAX_FLAGS) return fail("more than %d compiler flags", MAX_FLAGS);
         o->cflags[o->cflag_count++] = argv[i];
     }
-    if (o->source_count == 0) return hf_usage_error("build-pthread needs at least one C source file");
-    if (o->test && o->afl) return hf_usage_error("build-pthread: --test builds no fuzzer, so it takes no --afl");
+    if (o->source_count == 0)
+        return hf_command_usage_error("build-pthread", "build-pthread needs at least one C source file");
+    if (o->test && o->afl)
+        return hf_command_usage_error("build-pthread", "build-pthread: --test builds no fuzzer, so it takes no --afl");
     if (o->test && !ends_with(o->test, ".c")) return fail("%s: not a C source file (a name ending in .c)", o->test);
     if (o->test && access(o->test, R_OK) != 0) return fail("%s: %s", o->test, strerror(errno));
     static const char *const cxx[] = {".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".hpp", ".mm"};

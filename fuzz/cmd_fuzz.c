@@ -88,18 +88,6 @@ static bool is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int make_dirs(const char *path) {
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* ---- Where things are ------------------------------------------------------ */
 
 /* The fuzzer binary: beside the tool (out/NAME_fuzzer, out/NAME_afl), or,
@@ -233,8 +221,9 @@ static int start_afl(campaign *c) {
         snprintf(in, sizeof in, "%s/afl-in-%s", c->dir, c->target->name);
         char seed_file[PATH_MAX + 128], error[512];
         snprintf(seed_file, sizeof seed_file, "%s/zero", in);
-        if (make_dirs(in) != 0 || hf_write_file(seed_file, "", 1, error, sizeof error) != 0) {
-            fprintf(stderr, "heisenfuzz: cannot create %s\n", in);
+        if (hf_make_dir(in, HF_DIR_AND_PARENTS, error, sizeof error) != 0 ||
+            hf_write_file(seed_file, "", 1, error, sizeof error) != 0) {
+            fprintf(stderr, "heisenfuzz: %s\n", error);
             return -1;
         }
     }
@@ -544,7 +533,7 @@ int hf_cmd_fuzz(int argc, char **argv) {
     int count;
     int parsed = hf_options_parse(&hf_fuzz_spec, argc, argv, &o, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
-    if (count < 1) return hf_usage_error("fuzz needs a target");
+    if (count < 1) return hf_command_usage_error(hf_fuzz_spec.name, "fuzz needs a target");
     campaign *c = calloc(1, sizeof *c);
     if (!c) return 2;
     int status = 2;
@@ -577,8 +566,10 @@ int hf_cmd_fuzz(int argc, char **argv) {
     else snprintf(c->log, sizeof c->log, "%s/%s.log", dir, name);
     snprintf(c->chart, sizeof c->chart, "%s/%s.svg", dir, name);
     snprintf(c->engine_out, sizeof c->engine_out, "%s/%s.engine.out", dir, name);
-    if (make_dirs(c->corpus) != 0 || make_dirs(c->staging) != 0) {
-        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", c->corpus, strerror(errno));
+    char dir_error[PATH_MAX + 128];
+    if (hf_make_dir(c->corpus, HF_DIR_AND_PARENTS, dir_error, sizeof dir_error) != 0 ||
+        hf_make_dir(c->staging, HF_DIR_AND_PARENTS, dir_error, sizeof dir_error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", dir_error);
         goto done;
     }
     /* The fuzzers open the log at their first run; a wrong path should

@@ -14,7 +14,7 @@
  * test of the program alone (regress.h), into the current directory unless
  * --test-dir says otherwise.
  */
-#define _GNU_SOURCE   /* strdup, mkdir, program_invocation_name */
+#define _GNU_SOURCE   /* strdup, program_invocation_name */
 #include "explain.h"
 #include "files.h"
 #include "minimize.h"
@@ -23,11 +23,10 @@
 #include "targets.h"
 #include "tool.h"
 
-#include <errno.h>
+#include <errno.h>    /* program_invocation_name */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- Options ------------------------------------------------------------- */
@@ -86,15 +85,19 @@ static int parse_options(int argc, char **argv, options *o) {
     int count;
     int status = hf_options_parse(&hf_minimize_spec, argc, argv, o, &operands, &count);
     if (status != HF_PARSED) return status;
-    if (count > 2) return hf_usage_error("minimize: unexpected argument '%s'", operands[2]);
-    if (count < 2) return hf_usage_error("minimize needs a target and a crashing input");
+    if (count > 2)
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize: unexpected argument '%s'", operands[2]);
+    if (count < 2)
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize needs a target and a crashing input");
     o->target = operands[0];
     o->input = operands[1];
-    if (o->expect && !o->expect[0]) return hf_usage_error("minimize: --expect needs a failure message");
+    if (o->expect && !o->expect[0])
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize: --expect needs a failure message");
     if (o->test_name && !hf_regress_name_ok(o->test_name))
-        return hf_usage_error("minimize: --test-name '%s' must be letters, digits and '_' only", o->test_name);
+        return hf_command_usage_error(hf_minimize_spec.name,
+                                      "minimize: --test-name '%s' must be letters, digits and '_' only", o->test_name);
     if ((o->test_name || strcmp(o->test_dir, "tests/regress")) && !o->emit_test)
-        return hf_usage_error("minimize: --test-name and --test-dir go with --emit-test");
+        return hf_command_usage_error(hf_minimize_spec.name, "minimize: --test-name and --test-dir go with --emit-test");
     return HF_PARSED;
 }
 
@@ -377,9 +380,11 @@ int hf_cmd_minimize(int argc, char **argv) {
     /* A program keeps its test beside itself unless --test-dir says otherwise
      * (the default is the parser's own string, not one the user gave). */
     if (o.emit_test && hf_target_is_pthread_program(t) && o.test_dir == minimize_defaults.test_dir) o.test_dir = ".";
-    /* Before any work: the test's directory (only its last part is made). */
-    if (o.emit_test && mkdir(o.test_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "heisenfuzz: cannot create %s: %s\n", o.test_dir, strerror(errno));
+    char error[2 * PATH_MAX + 128];
+    /* Before any work: the test's directory (only its last part is made: a
+     * missing parent is more likely a mistyped path than a wish). */
+    if (o.emit_test && hf_make_dir(o.test_dir, HF_DIR_ONLY, error, sizeof error) != 0) {
+        fprintf(stderr, "heisenfuzz: %s\n", error);
         return 2;
     }
     /* Output paths get a suffix (".min", ".goal"). */
@@ -387,7 +392,6 @@ int hf_cmd_minimize(int argc, char **argv) {
         fprintf(stderr, "heisenfuzz: minimize: a path is longer than %d bytes\n", PATH_MAX - 8);
         return 2;
     }
-    char error[PATH_MAX + 128];
     size_t size;
     uint8_t *data = hf_read_file(o.input, &size, error, sizeof error);
     if (!data) {

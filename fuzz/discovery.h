@@ -16,6 +16,8 @@
  *
  *   INSTANCE     12 hex digits naming this process's stretch of the log
  *   UNIX_S       when it began, seconds since 1970 (3 decimals)
+ *   TARGET       the target's name; a pthread program's is the program's,
+ *                its fuzzer's name less _fuzzer (hf_target_log_name)
  *   BEHAVIOUR    16 hex digits: a behaviour feature (behaviour.h)
  *   COUNT        1, 2 or 3: this process has now seen BEHAVIOUR in that
  *                many runs (3: three or more); each is written once, so

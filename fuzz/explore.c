@@ -72,7 +72,7 @@ static const hf_option explore_option_table[] = {
     {.name = "until-fail", HF_FLAG(explore_options, until_fail), .help = "stop at the first failing run"},
     {.name = "hashes", HF_FLAG(explore_options, hashes), .help = "print each run's trace hash"},
     {.short_name = 'o', HF_STRING(explore_options, save_dir), .value_name = "DIR",
-     .help = "save the first failing input in DIR"},
+     .help = "save the first failing input in DIR (made, with its parents, when missing)"},
 };
 
 const hf_command_spec hf_explore_spec = {
@@ -97,8 +97,8 @@ static int parse_options(int argc, char **argv, explore_options *o, const char *
     int count;
     int status = hf_options_parse(&hf_explore_spec, argc, argv, o, &operands, &count);
     if (status != HF_PARSED) return status;
-    if (count > 1) return hf_usage_error("explore: more than one target given");
-    if (count < 1) return hf_usage_error("explore needs a target");
+    if (count > 1) return hf_command_usage_error(hf_explore_spec.name, "explore: more than one target given");
+    if (count < 1) return hf_command_usage_error(hf_explore_spec.name, "explore needs a target");
     *target = operands[0];
     if (o->strategy == STRATEGY_DFS && !o->runs_given) o->runs = UINT64_MAX;
     return HF_PARSED;
@@ -134,6 +134,15 @@ int hf_cmd_explore(int argc, char **argv) {
     if (status != HF_PARSED) return status;
     const hf_target *t = hf_tool_target(target_name);
     if (!t) return 2;
+    /* Before any run, so that a long search does not end in a failure that
+     * cannot be kept: the directory it is saved in, and its parents. */
+    if (o.save_dir) {
+        char error[4608];   /* a long path, twice (the part that failed), and the reason */
+        if (hf_make_dir(o.save_dir, HF_DIR_AND_PARENTS, error, sizeof error) != 0) {
+            fprintf(stderr, "heisenfuzz: %s\n", error);
+            return 2;
+        }
+    }
 
     hf_baseline baseline;
     if (o.strategy < STRATEGY_BYTES) hf_baseline_init(&baseline, t, (hf_baseline_kind)o.strategy, o.seed, (int)o.depth);

@@ -1,10 +1,12 @@
 /*
- * files.c — whole-file reads and atomic writes for the tool.
+ * files.c — whole-file reads, atomic writes and output directories for the tool.
  */
 #define _DEFAULT_SOURCE   /* mkstemp, fsync */
 #include "files.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,5 +77,36 @@ int hf_write_file(const char *path, const void *data, size_t size, char *error, 
         return -1;
     }
     free(tmp);
+    return 0;
+}
+
+int hf_make_dir(const char *path, hf_dir_parents parents, char *error, size_t error_size) {
+    assert(path && *path && (parents == HF_DIR_ONLY || parents == HF_DIR_AND_PARENTS));
+    char buf[PATH_MAX];
+    if (strlen(path) >= sizeof buf) {
+        snprintf(error, error_size, "cannot create %s: %s", path, strerror(ENAMETOOLONG));
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s", path);
+    /* Each parent in turn; one that exists already (EEXIST) is fine here, and
+     * whether it is a directory shows at the next mkdir or the stat below. */
+    for (char *p = buf + 1; parents == HF_DIR_AND_PARENTS && *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            snprintf(error, error_size, "cannot create %s: %s: %s", path, buf, strerror(errno));
+            return -1;
+        }
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        snprintf(error, error_size, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(error, error_size, "cannot create %s: %s", path, strerror(ENOTDIR));
+        return -1;
+    }
     return 0;
 }

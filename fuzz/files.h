@@ -1,6 +1,7 @@
 /*
- * files.h — reading inputs whole, and writing files so that an existing
- * one is never left half-written (temporary file, then rename).
+ * files.h — reading inputs whole, writing files so that an existing one
+ * is never left half-written (temporary file, then rename), and making the
+ * directories they go into.
  */
 #ifndef HF_FILES_H
 #define HF_FILES_H
@@ -14,5 +15,15 @@ uint8_t *hf_read_file(const char *path, size_t *size, char *error, size_t error_
 
 /* Writes `path` atomically.  Returns 0, or -1 with a reason in `error`. */
 int hf_write_file(const char *path, const void *data, size_t size, char *error, size_t error_size);
+
+/* The directories commands write their files into.  HF_DIR_AND_PARENTS makes
+ * every missing parent too (mkdir -p); HF_DIR_ONLY makes the last part alone,
+ * for a command that takes a missing parent as a mistyped path. */
+typedef enum hf_dir_parents { HF_DIR_ONLY, HF_DIR_AND_PARENTS } hf_dir_parents;
+
+/* Makes the directory `path` unless it is one already.  Returns 0 when
+ * `path` is a directory afterwards, or -1 with a one-line reason naming it
+ * in `error`. */
+int hf_make_dir(const char *path, hf_dir_parents parents, char *error, size_t error_size);
 
 #endif

@@ -189,7 +189,9 @@ static size_t property_count;
 
 static hf_discovery *open_log(const hf_target *t) {
     static bool declared;
-    hf_discovery *log = hf_discovery_from_env(t->name, hf_feedback_engine());
+    char name[64];   /* a log's TARGET (logread.h keeps 63 bytes) */
+    hf_target_log_name(t, program_invocation_name, name, sizeof name);
+    hf_discovery *log = hf_discovery_from_env(name, hf_feedback_engine());
     if (!log || declared) return log;
     declared = true;
     size_t n = hf_prop_count();

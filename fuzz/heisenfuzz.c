@@ -28,10 +28,11 @@
 /* ---- list ---------------------------------------------------------------- */
 
 static int cmd_list(int argc, char **argv) {
-    if (argc > 2) return hf_usage_error("list takes at most one fuzzer binary");
+    if (argc > 2) return hf_command_usage_error("list", "list takes at most one fuzzer binary");
     if (argc == 2 && !hf_tool_in_fuzzer()) {
         if (!hf_tool_names_fuzzer(argv[1]))
-            return hf_usage_error("list: '%s' is not the path of a fuzzer binary (write ./%s)", argv[1], argv[1]);
+            return hf_command_usage_error("list", "list: '%s' is not the path of a fuzzer binary (write ./%s)", argv[1],
+                                          argv[1]);
         return hf_tool_run_in_fuzzer(argv[1]);
     }
     for (const hf_target *const *t = hf_target_list(); *t; t++)
@@ -70,7 +71,7 @@ static int cmd_replay(int argc, char **argv) {
     int count;
     int parsed = hf_options_parse(&replay_spec, argc, argv, &o, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
-    if (count < 2) return hf_usage_error("replay needs a target and at least one file");
+    if (count < 2) return hf_command_usage_error(replay_spec.name, "replay needs a target and at least one file");
     const hf_target *t = hf_tool_target(operands[0]);
     if (!t) return 2;
     int status = 0;

@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,18 @@ enum {
 
 static void *field(void *values, size_t offset) { return (char *)values + offset; }
 static const void *const_field(const void *values, size_t offset) { return (const char *)values + offset; }
+
+/* A bad option of this command: "COMMAND: <message>", pointing at the
+ * command's own --help, which lists its options. */
+static int option_error(const hf_command_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int option_error(const hf_command_spec *spec, const char *fmt, ...) {
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    return hf_command_usage_error(spec->name, "%s: %s", spec->name, message);
+}
 
 /* ---- Parsing ------------------------------------------------------------- */
 
@@ -62,14 +75,13 @@ static int parse_uint(const hf_command_spec *spec, const hf_option *o, const cha
         return 0;
     }
     if (o->max == UINT64_MAX && o->min == 0)
-        return hf_usage_error("%s: %s needs a whole number, not '%s'", spec->name, label, text);
+        return option_error(spec, "%s needs a whole number, not '%s'", label, text);
     if (o->max == UINT64_MAX && o->min == 1)
-        return hf_usage_error("%s: %s needs a positive whole number, not '%s'", spec->name, label, text);
+        return option_error(spec, "%s needs a positive whole number, not '%s'", label, text);
     if (o->max == UINT64_MAX)
-        return hf_usage_error("%s: %s needs a whole number of at least %" PRIu64 ", not '%s'", spec->name, label,
-                              o->min, text);
-    return hf_usage_error("%s: %s needs a whole number in %" PRIu64 "..%" PRIu64 ", not '%s'", spec->name, label,
-                          o->min, o->max, text);
+        return option_error(spec, "%s needs a whole number of at least %" PRIu64 ", not '%s'", label, o->min, text);
+    return option_error(spec, "%s needs a whole number in %" PRIu64 "..%" PRIu64 ", not '%s'", label, o->min, o->max,
+                        text);
 }
 
 static int parse_seconds(const hf_command_spec *spec, const char *label, const char *text, double *out) {
@@ -77,7 +89,7 @@ static int parse_seconds(const hf_command_spec *spec, const char *label, const c
     errno = 0;
     double v = strtod(text, &end);
     if (end == text || *end || errno || isnan(v) || !(v > 0) || isspace((unsigned char)text[0]))
-        return hf_usage_error("%s: %s needs a positive number of seconds, not '%s'", spec->name, label, text);
+        return option_error(spec, "%s needs a positive number of seconds, not '%s'", label, text);
     *out = v;
     return 0;
 }
@@ -92,7 +104,7 @@ static int parse_word(const hf_command_spec *spec, const hf_option *o, const cha
     }
     char words[512];
     word_list(o->words, ", ", " or ", words, sizeof words);
-    return hf_usage_error("%s: %s is %s, not '%s'", spec->name, label, words, text);
+    return option_error(spec, "%s is %s, not '%s'", label, words, text);
 }
 
 /* Stores one option's value; 0, or 2 after the error. */
@@ -161,10 +173,10 @@ int hf_options_parse(const hf_command_spec *spec, int argc, char **argv, void *v
                                  : optopt ? by_short_name(spec, optopt) : NULL;
             char label[64];
             if (o) option_label(o, optopt < LONG_VALUE, label, sizeof label);
-            if (c == ':') return hf_usage_error("%s: %s needs a value", spec->name, label);
-            if (o) return hf_usage_error("%s: %s takes no value", spec->name, label);
-            if (optopt) return hf_usage_error("%s: unknown option '-%c'", spec->name, optopt);
-            return hf_usage_error("%s: unknown option '%s'", spec->name, argv[optind - 1]);
+            if (c == ':') return option_error(spec, "%s needs a value", label);
+            if (o) return option_error(spec, "%s takes no value", label);
+            if (optopt) return option_error(spec, "unknown option '-%c'", optopt);
+            return option_error(spec, "unknown option '%s'", argv[optind - 1]);
         }
         const hf_option *o = c >= LONG_VALUE ? &spec->options[c - LONG_VALUE] : by_short_name(spec, c);
         assert(o && "getopt_long returns only the options it was given");
@@ -220,9 +232,11 @@ static void value_text(const hf_option *o, char *text, size_t size) {
     else snprintf(text, size, "%s", o->value_name ? o->value_name : "VALUE");
 }
 
-void hf_options_print_usage(FILE *f, const hf_command_spec *spec, int first_column) {
+/* NAME [--opt VALUE]... OPERANDS (none when NULL). */
+static void print_usage(FILE *f, const hf_command_spec *spec, const char *name, const char *operands,
+                        int first_column) {
     char line[4096];
-    size_t used = (size_t)snprintf(line, sizeof line, "%s", spec->name);
+    size_t used = (size_t)snprintf(line, sizeof line, "%s", name);
     for (size_t k = 0; k < spec->option_count && used < sizeof line; k++) {
         const hf_option *o = &spec->options[k];
         char label[64], value[512] = "";
@@ -230,9 +244,13 @@ void hf_options_print_usage(FILE *f, const hf_command_spec *spec, int first_colu
         if (o->kind != HF_OPTION_FLAG) value_text(o, value, sizeof value);
         used += (size_t)snprintf(line + used, sizeof line - used, " [%s%s%s]", label, value[0] ? "\1" : "", value);
     }
-    if (spec->operands && used < sizeof line) snprintf(line + used, sizeof line - used, " %s", spec->operands);
+    if (operands && used < sizeof line) snprintf(line + used, sizeof line - used, " %s", operands);
     /* Continuation lines start under the first option. */
-    hf_options_print_wrapped(f, line, first_column, first_column + (int)strlen(spec->name) + 1);
+    hf_options_print_wrapped(f, line, first_column, first_column + (int)strlen(name) + 1);
+}
+
+void hf_options_print_usage(FILE *f, const hf_command_spec *spec, int first_column) {
+    print_usage(f, spec, spec->name, spec->operands, first_column);
 }
 
 /* " (default X)" from the command's defaults, or "" (flags, no default). */
@@ -251,8 +269,15 @@ static void default_text(const hf_option *o, const void *defaults, char *text, s
 }
 
 void hf_options_print_help(FILE *f, const hf_command_spec *spec) {
-    fputs("usage: heisenfuzz ", f);
-    hf_options_print_usage(f, spec, (int)strlen("usage: heisenfuzz "));
+    char name[256];
+    snprintf(name, sizeof name, "heisenfuzz %s", spec->name);
+    hf_options_print_help_as(f, spec, name, spec->operands);
+}
+
+void hf_options_print_help_as(FILE *f, const hf_command_spec *spec, const char *command, const char *operands) {
+    assert(spec && command);
+    fputs("usage: ", f);
+    print_usage(f, spec, command, operands, (int)strlen("usage: "));
     fputs("\n  ", f);
     hf_options_print_wrapped(f, spec->summary, 2, 2);
     fputs("\noptions:\n", f);

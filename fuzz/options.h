@@ -85,6 +85,12 @@ void hf_options_print_usage(FILE *f, const hf_command_spec *spec, int first_colu
  * and default. */
 void hf_options_print_help(FILE *f, const hf_command_spec *spec);
 
+/* The same help for the command run another way: COMMAND in the usage line
+ * in place of "heisenfuzz NAME", and OPERANDS (NULL: none) in place of the
+ * command's (a pthread program's fuzzer runs explore on itself: "./prog_fuzzer
+ * --explore", no TARGET). */
+void hf_options_print_help_as(FILE *f, const hf_command_spec *spec, const char *command, const char *operands);
+
 /* Prints TEXT wrapped at the help's width, every line indented by INDENT
  * (the first from FIRST_COLUMN on). */
 void hf_options_print_wrapped(FILE *f, const char *text, int first_column, int indent);

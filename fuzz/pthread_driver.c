@@ -9,6 +9,7 @@
  *                                           (uniform random, PCT) on the program
  *   PROG_fuzzer --bench-plateau [OPTIONS]   `heisenfuzz bench --plateau` on the
  *                                           program, its campaigns runs of this binary
+ *   PROG_fuzzer MODE --help                 that mode's usage (exit 0)
  *
  * These are read at start-up (hf_fuzzer_start, called by the harness's
  * LLVMFuzzerInitialize before libFuzzer parses its flags), and the process
@@ -41,6 +42,36 @@ static int usage(const char *prog, const char *problem) {
                     "       %s --bench-plateau [--campaigns N] [--runs N] [--max-bound K]\n"
                     "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog, prog, prog);
     return 2;
+}
+
+/* ---- --help after a mode ---------------------------------------------------- */
+
+static bool asks_help(int argc, char **argv) {
+    for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return true;
+    return false;
+}
+
+/* PROG MODE --help: the mode's usage on stdout, exit status 0.  --explore and
+ * --bench-plateau are the tool's commands on this program, so their help is
+ * the tool's table with this program's command line and no TARGET. */
+static int mode_help(const char *prog, const char *mode) {
+    char command[4096];
+    snprintf(command, sizeof command, "%s %s", prog, mode);
+    if (!strcmp(mode, "--replay")) {
+        printf("usage: %s FILE...\n\n  ", command);
+        hf_options_print_wrapped(stdout, "run each file as a schedule of the program: its timeline (up to a "
+                                 "crash, should it crash), verdict and trace hash; exit 1 if a run failed", 2, 2);
+    } else if (!strcmp(mode, "--minimize")) {
+        printf("usage: %s FILE -o OUT\n\n  ", command);
+        hf_options_print_wrapped(stdout, "shrink the failing schedule FILE to the fewest decisions that still "
+                                 "fail the same way, write it to OUT and print its timeline", 2, 2);
+    } else {
+        hf_options_print_help_as(stdout, !strcmp(mode, "--explore") ? &hf_explore_spec : &hf_bench_plateau_spec,
+                                 command, NULL);
+        printf("\nThe target is the program this fuzzer holds.\n");
+    }
+    return 0;
 }
 
 static int explore(int argc, char **argv) {
@@ -180,6 +211,9 @@ const hf_target *hf_fuzzer_start(int *argc, char ***argv) {
     if (*argc < 2) return &hf_pthread_program_target;
     char **args = *argv;
     const char *prog = args[0];
+    static const char *const modes[] = {"--replay", "--minimize", "--explore", "--bench-plateau"};
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+        if (!strcmp(args[1], modes[m]) && asks_help(*argc - 2, args + 2)) exit(mode_help(prog, modes[m]));
     if (!strcmp(args[1], "--replay")) {
         if (*argc < 3) exit(usage(prog, "--replay needs at least one file"));
         exit(replay(*argc - 2, args + 2));

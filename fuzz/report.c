@@ -3,7 +3,8 @@
  * self-contained HTML page (inline CSS and SVG, no script, nothing fetched):
  * the discovery chart and the plateau verdict, then the properties of the
  * target (the sometimes/reachable that never held and the assertions never
- * evaluated first), the fault kinds (those never injected marked), the
+ * evaluated first), the fault kinds (those never injected marked; one line
+ * instead when no run allowed any, as for a pthread program), the
  * behaviours found by category over time, and the crashes with the file
  * that replays them.  Everything comes from the discovery logs (discovery.h);
  * what an older log does not say is shown as unknown, never as zero.
@@ -206,17 +207,28 @@ static size_t put_properties(FILE *out, const hf_campaign *c, const prop_set *s,
 
 /* ---- Faults ------------------------------------------------------------------- */
 
+/* No run of a log with facts allowed any fault kind: a pthread program, or
+ * another target without a simulated world (or one whose options allow
+ * none).  A table of kinds that could not happen would be noise. */
+static bool no_fault_kind_allowed(const hf_campaign_facts *f) {
+    if (f->processes == 0) return false;   /* unknown, not none */
+    for (int k = 0; k < HF_FAULT_KIND_COUNT; k++)
+        if (f->faults[k].allowed > 0) return false;
+    return true;
+}
+
 static void put_faults(FILE *out, const hf_campaign *c, size_t *never_injected) {
     const hf_campaign_facts *f = &c->facts;
     bool known = f->processes > 0;
-    bool any_allowed = false;
-    for (int k = 0; k < HF_FAULT_KIND_COUNT; k++) any_allowed |= f->faults[k].allowed > 0;
     fputs("<h2 id=\"faults\">Fault kinds</h2>\n", out);
+    if (no_fault_kind_allowed(f)) {
+        fputs("<p class=\"no-faults\">No simulated world: the target allows no fault kind.  No run of these logs "
+              "allowed one (the target starts no world with <code>hf_sim_start</code>, as a pthread program does "
+              "not, or its options allow none), so no fault kind is listed.</p>\n", out);
+        return;
+    }
     if (!known)
         fputs("<p class=\"warn\">These logs do not record faults: every count is unknown.</p>\n", out);
-    else if (!any_allowed)
-        fputs("<p class=\"warn\">No run allowed any fault: the target has no simulated world "
-              "(<code>hf_sim_start</code>), or its options allow no fault kind.</p>\n", out);
     fputs("<table class=\"faults\">\n<tr><th>verdict</th><th>fault kind</th><th>runs that allowed it</th>"
           "<th>runs that enabled it</th><th>faults injected</th></tr>\n", out);
     for (int k = 0; k < HF_FAULT_KIND_COUNT; k++) {
@@ -474,8 +486,11 @@ static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props, c
                 verdicts[NEVER_HELD], verdicts[NEVER_HELD] == 1 ? "y" : "ies");
         fprintf(out, "<li><a href=\"#properties\">%zu assertion%s never evaluated</a></li>\n",
                 verdicts[NEVER_EVALUATED], verdicts[NEVER_EVALUATED] == 1 ? "" : "s");
-        fprintf(out, "<li><a href=\"#faults\">%zu of %d fault kinds never injected</a></li>\n", never_injected,
-                HF_FAULT_KIND_COUNT);
+        if (no_fault_kind_allowed(&c->facts))
+            fputs("<li><a href=\"#faults\">no simulated world: the target allows no fault kind</a></li>\n", out);
+        else
+            fprintf(out, "<li><a href=\"#faults\">%zu of %d fault kinds never injected</a></li>\n", never_injected,
+                    HF_FAULT_KIND_COUNT);
         fprintf(out, "<li><a href=\"#crashes\">%zu propert%s failed</a></li>\n", verdicts[VIOLATED],
                 verdicts[VIOLATED] == 1 ? "y" : "ies");
     } else {
@@ -523,7 +538,7 @@ int hf_cmd_report(int argc, char **argv) {
     int count;
     int parsed = hf_options_parse(&hf_report_spec, argc, argv, &o, &operands, &count);
     if (parsed != HF_PARSED) return parsed;
-    if (count < 1) return hf_usage_error("report needs at least one discovery log");
+    if (count < 1) return hf_command_usage_error(hf_report_spec.name, "report needs at least one discovery log");
     const char *output = o.output;
     const char **logs = (const char **)operands;
     size_t nlogs = (size_t)count;

@@ -5,6 +5,7 @@
  */
 #include "targets.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,14 @@ const hf_target *hf_target_find(const char *name) {
     return NULL;
 }
 
+/* What a binary built for a target is named: NAME and one of these. */
+static const char *const endings[] = {"_bytes_fuzzer", "_fuzzer", "_afl_mutator.so", "_afl", "_replay"};
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 const hf_target *hf_target_for_program(const char *program, char *error, size_t error_size) {
     const char *named = getenv("HEISENFUZZ_TARGET");
     if (named && *named) {
@@ -75,9 +84,7 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
         snprintf(error, error_size, "%s defines no target (HF_DEFINE_TARGET)", program);
         return NULL;
     }
-    const char *base = strrchr(program, '/');
-    base = base ? base + 1 : program;
-    static const char *const endings[] = {"_bytes_fuzzer", "_fuzzer", "_afl_mutator.so", "_afl", "_replay"};
+    const char *base = base_name(program);
     for (size_t e = 0; e < sizeof endings / sizeof *endings; e++) {
         size_t n = strlen(base), k = strlen(endings[e]);
         if (n <= k || strcmp(base + n - k, endings[e]) != 0) continue;
@@ -89,6 +96,26 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
     snprintf(error, error_size, "%s holds %zu targets and its name picks none: name it NAME_fuzzer or set "
              "HEISENFUZZ_TARGET=NAME", program, hf_target_count());
     return NULL;
+}
+
+void hf_target_log_name(const hf_target *t, const char *program, char *name, size_t size) {
+    assert(t && program && name && size > 1);
+    snprintf(name, size, "%s", t->name);
+    if (!hf_target_is_pthread_program(t)) return;
+    const char *base = base_name(program);
+    size_t n = strlen(base);
+    for (size_t e = 0; e < sizeof endings / sizeof *endings; e++) {
+        size_t k = strlen(endings[e]);
+        if (n > k && strcmp(base + n - k, endings[e]) == 0) {
+            n -= k;
+            break;
+        }
+    }
+    if (n == 0) return;
+    if (n > size - 1) n = size - 1;
+    /* A log's TARGET is one word of printable bytes (discovery.h). */
+    for (size_t i = 0; i < n; i++) name[i] = base[i] > ' ' && base[i] <= '~' ? base[i] : '_';
+    name[n] = '\0';
 }
 
 static const char buggy_suffix[] = "_buggy";

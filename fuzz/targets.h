@@ -30,6 +30,13 @@ const hf_target *hf_target_added(void);
  * a one-line reason in `error`, when none of these picks one. */
 const hf_target *hf_target_for_program(const char *program, char *error, size_t error_size);
 
+/* The name a discovery log (and so its chart and report) gives the target
+ * that the fuzzer PROGRAM runs: the target's own, but for a pthread program
+ * (every one is "pthread_program") the program's, PROGRAM's base name less
+ * one of the endings above (lost_update_fuzzer: lost_update), as one word of
+ * at most size - 1 printable bytes. */
+void hf_target_log_name(const hf_target *t, const char *program, char *name, size_t size);
+
 /* Targets come in families: NAME, the fixed variant, and NAME_buggy. */
 bool hf_target_is_buggy(const hf_target *t);
 

@@ -14,14 +14,30 @@
 #include <unistd.h>
 #include <time.h>
 
+/* One line: the message, then where the help is that would have helped. */
+static int usage_error(const char *command, const char *fmt, va_list ap) {
+    fputs("heisenfuzz: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    if (command) fprintf(stderr, " (see 'heisenfuzz %s --help')\n", command);
+    else fputs(" (see 'heisenfuzz --help')\n", stderr);
+    return 2;
+}
+
 int hf_usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("heisenfuzz: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see 'heisenfuzz --help')\n", stderr);
+    int status = usage_error(NULL, fmt, ap);
     va_end(ap);
-    return 2;
+    return status;
+}
+
+int hf_command_usage_error(const char *command, const char *fmt, ...) {
+    assert(command && *command);
+    va_list ap;
+    va_start(ap, fmt);
+    int status = usage_error(command, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 /* The command line being run, for hf_tool_run_in_fuzzer. */

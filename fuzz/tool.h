@@ -11,8 +11,14 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
-/* Prints "heisenfuzz: <message> (see 'heisenfuzz --help')"; returns 2. */
+/* Prints "heisenfuzz: <message> (see 'heisenfuzz --help')"; returns 2.  For
+ * a command line that names no command the tool knows. */
 int hf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same for a command's options or operands: the pointer is to that
+ * command's own help, which lists them ("see 'heisenfuzz COMMAND --help'",
+ * COMMAND as its table names it: "explore", "bench --plateau"). */
+int hf_command_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The command line: `heisenfuzz COMMAND ARGS...` (argv[0] the program).
  * Returns the exit status.  hf_tool_main_in_fuzzer is the same, run inside

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_cli.sh — the tool as a user meets it: help, exit codes, one-line
 # errors that name the problem, the fuzz-then-replay main job, and explore's
-# saved failures replaying.
+# saved failures replaying (its -o directory made when missing).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 hf="$HF_OUT/heisenfuzz"
@@ -25,7 +25,8 @@ expect "--help lists the commands" 0 "replay" "$hf" --help
 expect "every command has --help" 0 "usage: heisenfuzz replay" "$hf" replay --help
 expect "list names the targets" 0 "^counter_buggy " "$hf" list
 expect "no command: usage error" 2 "no command" "$hf"
-expect "unknown command: usage error" 2 "unknown command 'frobnicate'" "$hf" frobnicate
+expect "unknown command: usage error, pointing at the list of commands" 2 \
+    "unknown command 'frobnicate' \\(see 'heisenfuzz --help'\\)$" "$hf" frobnicate
 expect "unknown target: one line naming it" 2 "unknown target 'nope'" "$hf" replay nope "$tmp/empty"
 expect "unreadable file: one line naming it" 2 "cannot open $tmp/missing" "$hf" replay counter "$tmp/missing"
 expect "a directory is not an input" 2 "cannot read $tmp" "$hf" replay counter "$tmp"
@@ -37,6 +38,16 @@ expect "the timeline marks the non-default decision" 1 "^\* +0\.000000000s  work
     "$hf" replay counter_buggy "$tmp/lost-update"
 expect "explore: a bad number is refused" 2 "--runs needs a whole number" "$hf" explore counter --runs 12x
 expect "explore: an unknown strategy is refused" 2 "--strategy is random, .* not 'bfs'" "$hf" explore counter --strategy bfs
+# A usage error about a command's options or operands points at that
+# command's own help, and the help it points at is there.
+expect "a bad option points at the command's help" 2 "not '12x' \\(see 'heisenfuzz explore --help'\\)$" \
+    "$hf" explore counter --runs 12x
+expect "a missing operand points at the command's help" 2 "\\(see 'heisenfuzz minimize --help'\\)$" \
+    "$hf" minimize counter_buggy
+pointer=$("$hf" bench --plateau --campaigns 0 2>&1 | sed -n "s/.*(see 'heisenfuzz \\(.*\\)')$/\\1/p")
+# shellcheck disable=SC2086
+expect "bench --plateau's error points at help that exists ($pointer)" 0 "^usage: heisenfuzz bench --plateau" \
+    "$hf" $pointer
 
 # explore saves its first failure as an input file that replays it.
 mkdir -p "$tmp/saved"
@@ -45,6 +56,14 @@ saved=$(ls "$tmp"/saved/* 2>/dev/null | head -1)
 [ -n "$saved" ] && grep -q "^verdict: fail" <<<"$("$hf" replay counter_buggy "$saved")" \
     && echo "ok - a failure found by PCT is saved as bytes that replay it" \
     || echo "not ok - PCT's saved failure does not replay"
+# -o makes its directory, parents too (as fuzz --dir does); a file
+# in the way is one line and exit 2.
+"$hf" explore counter_buggy --strategy pct --runs 200 --seed 3 --until-fail -o "$tmp/new/saved" >/dev/null 2>&1
+[ -f "$tmp/new/saved/counter_buggy-pct-seed3-first-failure" ] \
+    && echo "ok - explore -o makes a missing directory and its parents" \
+    || echo "not ok - explore -o did not make $tmp/new/saved"
+expect "explore -o under a file: one line, exit 2" 2 "^heisenfuzz: cannot create $tmp/empty/saved: Not a directory$" \
+    "$hf" explore counter_buggy --runs 1 -o "$tmp/empty/saved"
 
 # The generators baseline draws its runs as the fuzzer's mutator draws a
 # fresh generator record; its failure, re-encoded, replays as bytes.

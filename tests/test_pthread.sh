@@ -3,6 +3,7 @@
 # build-pthread`, and preemption at shared accesses for hf.h targets.
 #
 #   - bad input to build-pthread: one line naming the problem, exit 2
+#   - a program's fuzzer prints each mode's usage on MODE --help
 #   - every buggy program of targets/pthread/ is found by its fuzzer in a
 #     seeded, bounded libFuzzer run; the crash replays with the expected
 #     verdict, minimizes to the fewest preemptions stated in its source, and
@@ -78,6 +79,13 @@ if "$hf" build-pthread "$work/two_main.c" "$work/two_bump.c" -o "$work/two/fuzze
 else
     echo "not ok - build-pthread of two source files failed"
 fi
+# --help after any of a program's fuzzer's own modes: that mode's usage, exit 0.
+for mode in --replay --minimize --explore --bench-plateau; do
+    out=$("$work/two/fuzzer" $mode --help 2>&1)
+    status=$?
+    [ $status -eq 0 ] && [ "$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-3)" = "usage: $work/two/fuzzer $mode" ]
+    check $? "PROG_fuzzer $mode --help: exit $status, $(printf '%s\n' "$out" | head -1 | cut -c1-60)"
+done
 
 # ---- the suite --------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 # campaigns: the page is rendered by headless Chromium and checked for what a
 # person would see (the chart drawn, one table row per property of the
 # target, a never-held sometimes marked, the crash with the file that
-# replays it); an older log without facts lines reads with its counts shown
+# replays it); a pthread program's log is titled with the program's name and
+# says in one line that no fault kind is allowed; an older log without facts lines reads with its counts shown
 # as unknown; a corrupt log is the chart's file:line error, exit 2, and no
 # output (an existing file is left as it was).
 set -uo pipefail
@@ -109,6 +110,34 @@ EOF
     else
         check 1 "Chromium screenshots the page"
     fi
+fi
+
+# ---- A pthread program: no simulated world, so no fault kind to list ----------
+# lost_update.c's fuzzer, 300 seeded runs (artifacts, should one fail, in $tmp).
+mkdir -p "$tmp/program-corpus"
+if "$HF" build-pthread targets/pthread/lost_update.c -o "$tmp/lost_update_fuzzer" >/dev/null 2>&1; then
+    HEISENFUZZ_LOG="$tmp/program.log" "$tmp/lost_update_fuzzer" -seed=1 -runs=300 -artifact_prefix="$tmp/" \
+        "$tmp/program-corpus" >/dev/null 2>&1
+    "$HF" report "$tmp/program.log" -o "$tmp/program.html" >/dev/null 2>&1
+    check $? "a 300-run campaign of a pthread program's fuzzer reports"
+    # Named after the program (its fuzzer's name less _fuzzer), not the
+    # layer's one target, pthread_program.
+    grep -q '<title>heisenfuzz report: lost_update</title>' "$tmp/program.html" &&
+        grep -q 'class="title">Behaviour discovery: lost_update (' "$tmp/program.html" &&
+        ! grep -q pthread_program "$tmp/program.html"
+    check $? "its page and chart are titled lost_update ($(grep -o '<title>[^<]*' "$tmp/program.html"))"
+    if command -v chromium >/dev/null; then
+        chromium_run --dump-dom "file://$tmp/program.html" >"$tmp/program-dom.html"
+        fault_rows=$(grep -c '<tr class="fault' "$tmp/program-dom.html")
+        said=$(grep -c 'no simulated world: the target allows no fault kind' "$tmp/program-dom.html")
+        [ "$fault_rows" -eq 0 ] && [ "$said" -eq 1 ] && grep -q '<svg' "$tmp/program-dom.html" &&
+            grep -q 'No simulated world: the target allows no fault kind' "$tmp/program-dom.html"
+        check $? "its rendered page (chart drawn) says once that no fault kind is allowed and lists no kind ($fault_rows fault rows)"
+    else
+        echo "ok - # SKIP chromium is not installed: the pthread program's page is not rendered"
+    fi
+else
+    check 1 "build-pthread builds targets/pthread/lost_update.c"
 fi
 
 # ---- A crash, and the file that replays it ------------------------------------------
