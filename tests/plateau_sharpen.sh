@@ -29,7 +29,7 @@
 # --work   where the fuzzers, corpora, logs and charts go (default
 #          hf-work/plateau_sharpen_STORY; emptied first)
 # defaults: --story lost_update --base-seed 1 --seed 2; --base 40000 --more
-#          400000 for lost_update, --base 1400000 --more 600000 for ping
+#          400000 for lost_update, --base 1600000 --more 600000 for ping
 # --charts also copy the two charts there, as discovery_STORY_unchanged.svg
 #          and discovery_STORY_SHARPENED.svg (the README's are in
 #          targets/pthread/ and targets/ping/)
@@ -57,7 +57,7 @@ done
 [ -x "$hf" ] || { echo "plateau_sharpen.sh: no $hf (run ./build.sh first)" >&2; exit 2; }
 case $story in
     lost_update) sharpened=three_threads; : "${base:=40000}" "${more:=400000}" ;;
-    ping) sharpened=with_delay; : "${base:=1400000}" "${more:=600000}" ;;
+    ping) sharpened=with_delay; : "${base:=1600000}" "${more:=600000}" ;;
     *) echo "plateau_sharpen.sh: unknown story '$story' (lost_update or ping)" >&2; exit 2 ;;
 esac
 : "${work:=hf-work/plateau_sharpen_$story}"
@@ -76,7 +76,9 @@ fuzz_flags=()
 if [ "$story" = lost_update ]; then
     src=$tree/targets/pthread/lost_update.c
     substitute 'THREADS = 2,' 'THREADS = 3,' "$src" lost_update_three.c
-    base_fuzzer=./lost_update_fuzzer sharpened_fuzzer=./lost_update_three_fuzzer
+    # A program's log is named after its fuzzer: two folders, one name.
+    mkdir sharpened
+    base_fuzzer=./lost_update_fuzzer sharpened_fuzzer=./sharpened/lost_update_fuzzer
     "$hf" build-pthread "$src" -o $base_fuzzer
     "$hf" build-pthread lost_update_three.c -o $sharpened_fuzzer
 else

@@ -93,14 +93,14 @@ if command -v afl-fuzz >/dev/null && [ -x "$OUT/counter_afl" ]; then
         # shellcheck disable=SC2086
         env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u MSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
             AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 HEISENFUZZ_LOG="$tmp/afl-${role#-? }.log" \
-            timeout 60 afl-fuzz $role -i "$tmp/afl/in" -o "$tmp/afl/out" -E 3000 -- "$OUT/counter_afl" \
+            timeout 180 afl-fuzz $role -i "$tmp/afl/in" -o "$tmp/afl/out" -E 3000 -- "$OUT/counter_afl" \
             >"$tmp/afl-${role#-? }.out" 2>&1 &
     done
     wait
     "$HF" chart "$tmp/afl-main.log" "$tmp/afl-second.log" -o "$tmp/afl.svg" >"$tmp/afl.out" 2>&1
     grep -q "(AFL++, 2 processes)" "$tmp/afl.out"
     check $? "AFL++ main and secondary, one log each: chart merges them as 2 processes$(
-        grep -q "(AFL++, 2 processes)" "$tmp/afl.out" || echo " ($(tail -n 1 "$tmp/afl.out"); afl-fuzz: $(grep -a -m 1 -i "error\|fatal" "$tmp/afl-main.out"))")"
+        grep -q "(AFL++, 2 processes)" "$tmp/afl.out" || echo " ($(head -n 1 "$tmp/afl.out"); main: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-main.out"); second: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-second.out"); log lines: $(cat "$tmp"/afl-*.log 2>/dev/null | wc -l))")"
 fi
 
 # ---- A plateau and a crash -------------------------------------------------------------
