@@ -3,7 +3,7 @@
 # benchmark, not a test: it prints numbers and asserts nothing).
 #
 #   1. ns per uncontended pthread_mutex_lock+unlock pair, from
-#      tests/pthread/bench_mutex.c timed (CPU time, best of 5): the pair is
+#      tests/pthread/bench_mutex.c timed (CPU time, the least of 25 rounds): the pair is
 #      the difference between the loop with it and the same loop without it
 #      (-DLOCKS=0), over N; the loop as a whole is the difference from
 #      LOOPS=0.  The interposed layer (built by build-pthread, at -O0 with
@@ -48,7 +48,7 @@ elapsed() { echo "$2 - $1" | bc; }
 # 4,000,000 pairs: 8,000,000 preemption points, within the program target's
 # step budget of 10,000,000 (a run cut short by it would time less work, so
 # the layer's run must end "verdict: ok").  Timed in CPU seconds (user +
-# system) of the process, the best of 5: on a shared machine the wall clock
+# system) of the process, the least of 25: on a shared machine the wall clock
 # counts other people's work too.
 loops=4000000
 # Three builds of each kind, NAME:LOOPS:LOCKS: _n the loop with the pair,
@@ -65,22 +65,31 @@ for v in n:$loops:1 e:$loops:0 0:0:1; do
 done
 verdict=$("$work/layer_n" --replay "$work/empty" | grep '^verdict:')
 [ "$verdict" = "verdict: ok" ] || { echo "bench_mutex under the layer: $verdict (the timing would be of a cut-short run)"; exit 1; }
-best() {   # best CMD...: the least CPU time of 5 runs, in seconds
-    local b="" t
-    for _ in 1 2 3 4 5; do
-        t=$( { TIMEFORMAT='%U + %S'; time "$@" >/dev/null 2>&1; } 2>&1 | bc)
-        if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" -eq 1 ]; then b=$t; fi
-    done
-    echo "$b"
+cpu_time() {   # cpu_time CMD...: the CPU seconds (user + system) of one run
+    { TIMEFORMAT='%U + %S'; time "$@" >/dev/null 2>&1; } 2>&1 | bc
 }
 per_loop() {   # per_loop A B: ns per iteration between the best times A and B
     echo "($1 - $2) * 1000000000 / $loops" | bc -l
 }
+# The least time of each binary over 25 rounds, the nine binaries taken in
+# turn within a round: a pair's cost is the difference of two times, so a
+# change of load between them would count as the pair's.
+declare -A least
+for _ in $(seq 25); do
+    for kind in native native_O0 layer; do
+        args=()
+        [ $kind = layer ] && args=(--replay "$work/empty")
+        for v in n e 0; do
+            t=$(cpu_time "$work/${kind}_$v" "${args[@]}")
+            if [ -z "${least[${kind}_$v]:-}" ] || [ "$(echo "$t < ${least[${kind}_$v]}" | bc)" -eq 1 ]; then
+                least[${kind}_$v]=$t
+            fi
+        done
+    done
+done
 for kind in native native_O0 layer; do
-    args=()
-    [ $kind = layer ] && args=(--replay "$work/empty")
-    n=$(best "$work/${kind}_n" "${args[@]}") e=$(best "$work/${kind}_e" "${args[@]}") z=$(best "$work/${kind}_0" "${args[@]}")
-    declare "pair_$kind=$(per_loop "$n" "$e")" "loop_$kind=$(per_loop "$n" "$z")"
+    declare "pair_$kind=$(per_loop "${least[${kind}_n]}" "${least[${kind}_e]}")" \
+            "loop_$kind=$(per_loop "${least[${kind}_n]}" "${least[${kind}_0]}")"
 done
 ratio() { echo "$1 / $2" | bc -l; }
 printf 'uncontended lock+unlock pair: glibc %.1f ns, pthread layer %.1f ns (%.1fx; goal 2x)\n' \
