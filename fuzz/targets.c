@@ -71,6 +71,12 @@ static const char *base_name(const char *path) {
     return slash ? slash + 1 : path;
 }
 
+/* The length of endings[e] when `base` is a name followed by it, else 0. */
+static size_t ending_length(const char *base, size_t e) {
+    size_t n = strlen(base), k = strlen(endings[e]);
+    return n > k && strcmp(base + n - k, endings[e]) == 0 ? k : 0;
+}
+
 const hf_target *hf_target_for_program(const char *program, char *error, size_t error_size) {
     const char *named = getenv("HEISENFUZZ_TARGET");
     if (named && *named) {
@@ -86,10 +92,10 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
     }
     const char *base = base_name(program);
     for (size_t e = 0; e < sizeof endings / sizeof *endings; e++) {
-        size_t n = strlen(base), k = strlen(endings[e]);
-        if (n <= k || strcmp(base + n - k, endings[e]) != 0) continue;
+        size_t k = ending_length(base, e);
+        if (k == 0) continue;
         char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(n - k), base);
+        snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - k), base);
         const hf_target *t = hf_target_find(name);
         if (t) return t;
     }
@@ -105,8 +111,8 @@ void hf_target_log_name(const hf_target *t, const char *program, char *name, siz
     const char *base = base_name(program);
     size_t n = strlen(base);
     for (size_t e = 0; e < sizeof endings / sizeof *endings; e++) {
-        size_t k = strlen(endings[e]);
-        if (n > k && strcmp(base + n - k, endings[e]) == 0) {
+        size_t k = ending_length(base, e);
+        if (k > 0) {
             n -= k;
             break;
         }
