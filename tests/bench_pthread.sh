@@ -2,13 +2,12 @@
 # bench_pthread.sh — figures for pthread programs under build-pthread (a
 # benchmark, not a test: it prints numbers and asserts nothing).
 #
-#   1. ns per uncontended pthread_mutex_lock+unlock pair, from
-#      tests/pthread/bench_mutex.c timed (CPU time, the least of 25 rounds): the pair is
-#      the difference between the loop with it and the same loop without it
-#      (-DLOCKS=0), over N; the loop as a whole is the difference from
-#      LOOPS=0.  The interposed layer (built by build-pthread, at -O0 with
-#      its access hooks and coverage) against glibc's natively at -O2, and
-#      natively at -O0 as build-pthread compiles a program
+#   1. ns per uncontended pthread_mutex_lock+unlock pair, as
+#      tests/pthread/bench_mutex.c times it within one process (the loop
+#      with the pair against the same loop without it, in turn), median of
+#      11 runs: the interposed layer (built by build-pthread, at -O0 with its
+#      access hooks and coverage) against glibc's natively at -O2, and the
+#      whole loop natively at -O0 as build-pthread compiles a program
 #   2. libFuzzer executions per second on each correct twin of targets/pthread
 #      (20,000 executions from an empty corpus, wall clock)
 #   3. schedules (and wall seconds) to the first failure, median of SEEDS
@@ -45,55 +44,44 @@ seconds() { date +%s.%N; }
 elapsed() { echo "$2 - $1" | bc; }
 
 # ---- 1. the mutex ----------------------------------------------------------
-# 4,000,000 pairs: 8,000,000 preemption points, within the program target's
-# step budget of 10,000,000 (a run cut short by it would time less work, so
-# the layer's run must end "verdict: ok").  Timed in CPU seconds (user +
-# system) of the process, the least of 25: on a shared machine the wall clock
-# counts other people's work too.
-loops=4000000
-# Three builds of each kind, NAME:LOOPS:LOCKS: _n the loop with the pair,
-# _e the loop without it, _0 no loop.
-for v in n:$loops:1 e:$loops:0 0:0:1; do
-    IFS=: read -r name n locks <<<"$v"
-    flags="-DLOOPS=$n -DLOCKS=$locks"
-    clang -O2 -pthread $flags tests/pthread/bench_mutex.c -o "$work/native_$name"
-    # build-pthread compiles a program at -O0 (its accesses are its
-    # preemption points): the same loop natively at -O0 separates that from
-    # the layer.
-    clang -O0 -pthread $flags tests/pthread/bench_mutex.c -o "$work/native_O0_$name"
-    "$hf" build-pthread tests/pthread/bench_mutex.c -o "$work/layer_$name" -- $flags >/dev/null
+# bench_mutex times itself (its header says how): the pair and the whole
+# loop, in ns.  Each of the three builds runs 11 times, in turn, and the
+# median of each figure is printed, with the range of the ratio of the layer
+# to glibc over the 11 turns.
+for kind in native native_O0; do
+    opt=-O2
+    [ $kind = native_O0 ] && opt=-O0   # build-pthread compiles a program at -O0
+    clang $opt -pthread tests/pthread/bench_mutex.c -o "$work/$kind"
 done
-verdict=$("$work/layer_n" --replay "$work/empty" | grep '^verdict:')
-[ "$verdict" = "verdict: ok" ] || { echo "bench_mutex under the layer: $verdict (the timing would be of a cut-short run)"; exit 1; }
-cpu_time() {   # cpu_time CMD...: the CPU seconds (user + system) of one run
-    { TIMEFORMAT='%U + %S'; time "$@" >/dev/null 2>&1; } 2>&1 | bc
+"$hf" build-pthread tests/pthread/bench_mutex.c -o "$work/layer" >/dev/null
+timed() {   # timed KIND: "PAIR LOOP" in ns, from one run of that build
+    local line
+    if [ "$1" = layer ]; then
+        line=$(HEISENFUZZ_PROGRAM_OUTPUT=1 "$work/layer" --replay "$work/empty")
+        # A run cut short by the step budget would have timed less work.
+        grep -qx 'verdict: ok' <<<"$line" || { echo "bench_mutex under the layer did not end ok" >&2; exit 1; }
+    else
+        line=$("$work/$1")
+    fi
+    sed -n 's/^bench_mutex: pair \([0-9.-]*\) ns, loop \([0-9.]*\) ns$/\1 \2/p' <<<"$line"
 }
-per_loop() {   # per_loop A B: ns per iteration between the best times A and B
-    echo "($1 - $2) * 1000000000 / $loops" | bc -l
-}
-# The least time of each binary over 25 rounds, the nine binaries taken in
-# turn within a round: a pair's cost is the difference of two times, so a
-# change of load between them would count as the pair's.
-declare -A least
-for _ in $(seq 25); do
+for turn in $(seq 11); do
     for kind in native native_O0 layer; do
-        args=()
-        [ $kind = layer ] && args=(--replay "$work/empty")
-        for v in n e 0; do
-            t=$(cpu_time "$work/${kind}_$v" "${args[@]}")
-            if [ -z "${least[${kind}_$v]:-}" ] || [ "$(echo "$t < ${least[${kind}_$v]}" | bc)" -eq 1 ]; then
-                least[${kind}_$v]=$t
-            fi
-        done
+        timed $kind >"$work/turn_${kind}_$turn" || exit 1
     done
+    read -r native_pair _ <"$work/turn_native_$turn"
+    read -r layer_pair _ <"$work/turn_layer_$turn"
+    echo "$layer_pair / $native_pair" | bc -l >>"$work/ratios"
 done
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 for kind in native native_O0 layer; do
-    declare "pair_$kind=$(per_loop "${least[${kind}_n]}" "${least[${kind}_e]}")" \
-            "loop_$kind=$(per_loop "${least[${kind}_n]}" "${least[${kind}_0]}")"
+    declare "pair_$kind=$(cat "$work"/turn_${kind}_* | awk '{print $1}' | median)" \
+            "loop_$kind=$(cat "$work"/turn_${kind}_* | awk '{print $2}' | median)"
 done
 ratio() { echo "$1 / $2" | bc -l; }
-printf 'uncontended lock+unlock pair: glibc %.1f ns, pthread layer %.1f ns (%.1fx; goal 2x)\n' \
+printf 'uncontended lock+unlock pair: glibc %.1f ns, pthread layer %.1f ns (%.2fx; goal 2x), medians of 11 runs;\n' \
     "$pair_native" "$pair_layer" "$(ratio "$pair_layer" "$pair_native")"
+printf '  the ratio run by run %.2f-%.2fx\n' "$(sort -g "$work/ratios" | head -1)" "$(sort -g "$work/ratios" | tail -1)"
 printf 'the whole loop (the pair, the counter, its instrumentation): glibc at -O2 %.1f ns, at -O0 %.1f ns;\n' \
     "$loop_native" "$loop_native_O0"
 printf '  built by build-pthread %.1f ns (%.1fx -O2, %.1fx -O0)\n' "$loop_layer" \
@@ -101,7 +89,6 @@ printf '  built by build-pthread %.1f ns (%.1fx -O2, %.1fx -O0)\n' "$loop_layer"
 [ $mutex_only -eq 1 ] && exit 0
 
 # ---- 2 and 3: the suite ------------------------------------------------------
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 printf '\n%-22s %9s | %-22s | %-22s | %-22s\n' program "exec/s" "libFuzzer: runs (s)" "random: runs (s)" "PCT d=3: runs (s)"
 for name in "${programs[@]}"; do
