@@ -50,6 +50,7 @@ typedef enum engine { ENGINE_LIBFUZZER, ENGINE_AFL } engine;
 
 typedef struct campaign {
     const hf_target *target;
+    char name[256];                 /* of its files: the target's, or a program's (hf_target_log_name) */
     engine engine;
     int jobs;
     long time_s;
@@ -218,7 +219,7 @@ static int start_afl(campaign *c) {
     if (c->seeds[0]) {
         snprintf(in, sizeof in, "%s", c->seeds);
     } else {
-        snprintf(in, sizeof in, "%s/afl-in-%s", c->dir, c->target->name);
+        snprintf(in, sizeof in, "%s/afl-in-%s", c->dir, c->name);
         char seed_file[PATH_MAX + 128], error[512];
         snprintf(seed_file, sizeof seed_file, "%s/zero", in);
         if (hf_make_dir(in, HF_DIR_AND_PARENTS, error, sizeof error) != 0 ||
@@ -431,7 +432,7 @@ static size_t sort_crashes(const campaign *c, kept_crash *kept, size_t cap) {
             kept_crash *k = &kept[count];
             k->goal = g;
             for (;; next++) {
-                snprintf(k->path, sizeof k->path, "%s/crash-%s-%d", c->dir, c->target->name, next);
+                snprintf(k->path, sizeof k->path, "%s/crash-%s-%d", c->dir, c->name, next);
                 if (access(k->path, F_OK) != 0) break;
             }
             if (hf_write_file(k->path, data, size, error, sizeof error) == 0) count++;
@@ -557,7 +558,8 @@ int hf_cmd_fuzz(int argc, char **argv) {
     }
     if (find_fuzzer(c, bin_dir) != 0) goto done;
     find_dict_and_seeds(c, bin_dir);
-    const char *name = c->target->name;
+    hf_target_log_name(c->target, c->fuzzer, c->name, sizeof c->name);
+    const char *name = c->name;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     if (c->engine == ENGINE_AFL) snprintf(c->corpus, sizeof c->corpus, "%s/afl-%s", dir, name);
     else snprintf(c->corpus, sizeof c->corpus, "%s/%s", dir, name);
