@@ -142,7 +142,7 @@ static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
     }
     if (!is_file(c->dict)) {
         fprintf(stderr, "heisenfuzz: no dictionary for %s (looked for %s): fuzzing without one\n",
-                c->target->name, c->dict);
+                hf_tool_target_name(c->target), c->dict);
         c->dict[0] = '\0';
     }
     if (!is_dir(c->seeds)) c->seeds[0] = '\0';
@@ -558,7 +558,7 @@ int hf_cmd_fuzz(int argc, char **argv) {
     }
     if (find_fuzzer(c, bin_dir) != 0) goto done;
     find_dict_and_seeds(c, bin_dir);
-    hf_target_log_name(c->target, c->fuzzer, c->name, sizeof c->name);
+    snprintf(c->name, sizeof c->name, "%s", hf_tool_target_name(c->target));
     const char *name = c->name;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     if (c->engine == ENGINE_AFL) snprintf(c->corpus, sizeof c->corpus, "%s/afl-%s", dir, name);

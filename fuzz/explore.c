@@ -7,7 +7,6 @@
  * enumerates every run within a bound (dfs.h) and says whether it made them
  * all: the ground truth of what is reachable.
  */
-#define _GNU_SOURCE
 #include "behaviour.h"
 #include "dfs.h"
 #include "files.h"
@@ -15,10 +14,8 @@
 #include "run.h"
 #include "species.h"
 #include "strategy.h"
-#include "targets.h"
 #include "tool.h"
 
-#include <errno.h>   /* program_invocation_name */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,19 +112,13 @@ static void note_failure(failure_kind *kinds, int *count, const char *message) {
     kinds[(*count)++].count = 1;
 }
 
-/* What files and lines call the target: its name, or a program's. */
-static const char *files_name(const hf_target *t) {
-    static char name[256];
-    hf_target_log_name(t, program_invocation_name, name, sizeof name);
-    return name;
-}
-
 static int save_input(const explore_options *o, const hf_target *t, const uint8_t *data, size_t size) {
     char path[4096], error[512];
     if (o->strategy == STRATEGY_DFS)   /* no seed: the bound names the run */
-        snprintf(path, sizeof path, "%s/%s-dfs-bound%" PRIu64 "-first-failure", o->save_dir, files_name(t), o->bound);
+        snprintf(path, sizeof path, "%s/%s-dfs-bound%" PRIu64 "-first-failure", o->save_dir, hf_tool_target_name(t),
+                 o->bound);
     else
-        snprintf(path, sizeof path, "%s/%s-%s-seed%" PRIu64 "-first-failure", o->save_dir, files_name(t),
+        snprintf(path, sizeof path, "%s/%s-%s-seed%" PRIu64 "-first-failure", o->save_dir, hf_tool_target_name(t),
                  strategy_names[o->strategy], o->seed);
     if (hf_write_file(path, data, size, error, sizeof error) != 0) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
@@ -230,7 +221,7 @@ int hf_cmd_explore(int argc, char **argv) {
         return 2;
     }
 
-    printf("target: %s\nstrategy: %s", files_name(t), strategy_names[o.strategy]);
+    printf("target: %s\nstrategy: %s", hf_tool_target_name(t), strategy_names[o.strategy]);
     if (o.strategy == STRATEGY_PCT)
         printf(" (depth %" PRIu64 ", k=%" PRIu64 ")", o.depth, baseline.pct.steps_estimate);
     if (o.strategy == STRATEGY_DFS)

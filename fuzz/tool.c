@@ -110,10 +110,16 @@ const hf_target *hf_tool_target(const char *name) {
     return t;
 }
 
+const char *hf_tool_target_name(const hf_target *t) {
+    static char name[256];
+    hf_target_log_name(t, program_invocation_name, name, sizeof name);
+    return name;
+}
+
 void hf_tool_print_run(const hf_target *t, size_t size, const hf_result *r, bool timeline) {
     if (timeline) {
         printf("%s: %zu bytes, %llu decisions (%u non-default, marked *), %llu steps, %.9f logical s\n",
-               t->name, size, (unsigned long long)r->decisions, r->deviations,
+               hf_tool_target_name(t), size, (unsigned long long)r->decisions, r->deviations,
                (unsigned long long)r->steps, (double)r->time_ns / HF_SEC);
         hf_print_timeline(stdout, 0);
     }

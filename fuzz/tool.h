@@ -51,6 +51,9 @@ int hf_tool_run_in_fuzzer(const char *fuzzer);
 /* What `replay` prints of the last run: a summary line and the timeline
  * (when `timeline`), then "verdict: ..." and "trace-hash: ...". */
 void hf_tool_print_run(const hf_target *t, size_t size, const hf_result *r, bool timeline);
+/* The name a target's files and lines go by: its own, or for a pthread
+ * program the program's (lost_update_fuzzer: lost_update). */
+const char *hf_tool_target_name(const hf_target *t);
 
 /* Monotonic wall-clock seconds: for the tool's own timing, never inside a run. */
 double hf_wall_seconds(void);

@@ -79,6 +79,16 @@ if "$hf" build-pthread "$work/two_main.c" "$work/two_bump.c" -o "$work/two/fuzze
 else
     echo "not ok - build-pthread of two source files failed"
 fi
+# A program's campaign and explore go by the program's name (its fuzzer's,
+# less _fuzzer), never by the layer's one target, pthread_program.
+mkdir -p "$work/named"
+cp "$work/two/fuzzer" "$work/named/two_fuzzer"
+(cd "$work/named" && timeout 120 "$hf" fuzz --seed 1 ./two_fuzzer >fuzz.out 2>&1
+ ./two_fuzzer --explore --runs 50 --seed 1 --until-fail -o saved >explore.out 2>&1)
+[ -e "$work/named/hf-work/crash-two-1" ] && [ -e "$work/named/hf-work/two.log" ] &&
+    grep -q '^target: two$' "$work/named/explore.out" && ls "$work/named/saved" | grep -q '^two-random-seed1-' &&
+    ! grep -q pthread_program "$work/named/fuzz.out" "$work/named/explore.out"
+check $? "a program's fuzz and explore name their files and lines after it: $(ls "$work/named/hf-work" 2>/dev/null | tr '\n' ' ')"
 # --help after any of a program's fuzzer's own modes: that mode's usage, exit 0.
 for mode in --replay --minimize --explore --bench-plateau; do
     out=$("$work/two/fuzzer" $mode --help 2>&1)
