@@ -2,9 +2,7 @@
  * feedback.c — the engine backends of feedback.h.
  */
 #include "feedback.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "mutate.h"
 
 #if !defined(HF_ENGINE_LIBFUZZER) && !defined(HF_ENGINE_AFL) && !defined(HF_ENGINE_NONE)
 #error "build with -DHF_ENGINE_LIBFUZZER, -DHF_ENGINE_AFL or -DHF_ENGINE_NONE (the replayer)"
@@ -47,11 +45,6 @@ const char *hf_feedback_engine(void) { return "replayer"; }
 #endif
 
 void hf_feedback_run(const hf_features *f) {
-    static int enabled = -1;
-    if (enabled < 0) {
-        const char *v = getenv("HEISENFUZZ_FEATURES");
-        enabled = !(v && !strcmp(v, "0"));
-    }
-    if (!enabled) return;
+    if (!hf_behaviour_steers()) return;
     for (uint32_t i = 0; i < f->count; i++) engine_hit(f->list[i]);
 }

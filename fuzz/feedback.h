@@ -12,7 +12,8 @@
  *
  * The engine is chosen at build time (HF_ENGINE_LIBFUZZER, HF_ENGINE_AFL;
  * HF_ENGINE_NONE for the replayer, which has none).
- * HEISENFUZZ_FEATURES=0 in the environment turns the feedback off, so a
+ * HEISENFUZZ_FEATURES=0 in the environment turns the feedback off, and the
+ * mutator's use of the features with it (hf_behaviour_steers), so that a
  * campaign can be compared with code coverage alone.
  */
 #ifndef HF_FEEDBACK_H

@@ -122,9 +122,19 @@ static bool see(uint64_t feature) {
     return true;
 }
 
+bool hf_behaviour_steers(void) {
+    static int steers = -1;
+    if (steers < 0) {
+        const char *v = getenv("HEISENFUZZ_FEATURES");
+        steers = !(v && !strcmp(v, "0"));
+    }
+    return steers;
+}
+
 /* The first decision at which the last run showed a feature new to the
- * process (and records them all as seen). */
+ * process (and records them all as seen); UINT64_MAX for none. */
 static uint64_t note_novelty(void) {
+    if (!hf_behaviour_steers()) return UINT64_MAX;
     const hf_features *f = hf_last_features();
     uint64_t first = UINT64_MAX;
     for (uint32_t i = 0; i < f->count; i++)
@@ -137,6 +147,7 @@ static uint64_t note_novelty(void) {
  * moment decision taken last before it.  Features come in the order the
  * run showed them, so one pass over the moment decisions serves them all. */
 static uint32_t find_aims(aim_point *aims, uint32_t kept) {
+    if (!hf_behaviour_steers()) return 0;
     const hf_features *f = hf_last_features();
     uint32_t moments = M.log.moments < HF_LOG_MOMENTS ? M.log.moments : HF_LOG_MOMENTS, next = 0, n = 0;
     for (uint32_t i = 0; i < f->count && n < AIMS_KEPT; i++) {

@@ -75,6 +75,13 @@ typedef size_t hf_byte_mutator(uint8_t *data, size_t size, size_t max_size);
 /* The mutator for one target; one per process. */
 void hf_mutator_init(const hf_target *t);
 
+/* Whether behaviour features steer the search: the engine's feedback
+ * (feedback.c) and this mutator's use of them (continuing from where a run
+ * showed new behaviour, aiming a fault at a state change).
+ * HEISENFUZZ_FEATURES=0 in the environment turns both off, so that a
+ * campaign can be compared with code coverage alone. */
+bool hf_behaviour_steers(void);
+
 /* The log a run hands to hf_mutator_observe (hf_run_logged fills it). */
 hf_decision_log *hf_mutator_log(void);
 

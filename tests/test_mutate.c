@@ -6,9 +6,11 @@
  * a splice keeps the first input's run up to its cut; an aimed world
  * fault lands just after one of the run's moments; a rare walk, which
  * fresh generators draw, still times world faults; the mutator counts
- * the runs it makes itself.  On random inputs of world and interleaving
+ * the runs it makes itself; HEISENFUZZ_FEATURES=0 takes behaviour out of
+ * it.  On random inputs of world and interleaving
  * targets, under every sanitizer the suite builds.
  */
+#define _POSIX_C_SOURCE 200809L   /* setenv, fork */
 #include "check.h"
 #include "mutate.h"
 #include "run.h"
@@ -19,6 +21,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #if defined(HF_ASAN) || defined(HF_MSAN)
 enum { ROUNDS = 300 };
@@ -26,7 +30,7 @@ enum { ROUNDS = 300 };
 enum { ROUNDS = 1500 };
 #endif
 
-enum { MAX_INPUT = 4096 };
+enum { MUTANT_MAX = 4096 };
 
 static hf_decision_log log_;
 static hf_item parsed[HF_ITEMS_MAX];
@@ -64,7 +68,7 @@ static int run_items(const hf_target *t, const uint8_t *in, size_t len, hf_resul
 static void check_target(const hf_target *t) {
     hf_rng rng;
     hf_rng_seed(&rng, 77);
-    static uint8_t in[MAX_INPUT], out[MAX_INPUT];
+    static uint8_t in[MUTANT_MAX], out[MUTANT_MAX];
     static hf_mutation claim;
     int roundtrips = 0, roundtrip_ok = 1, mutants = 0, claims_ok = 1, prefix_ok = 1, kinds_seen = 0;
     bool seen[HF_MUT_KINDS] = {false};
@@ -197,7 +201,7 @@ static void check_aim(void) {
     hf_mutator_force_kind(HF_MUT_AIM);
     hf_rng rng;
     hf_rng_seed(&rng, 11);
-    static uint8_t in[64], out[MAX_INPUT];
+    static uint8_t in[64], out[MUTANT_MAX];
     static hf_mutation claim;
     static aim_case c;
     int aimed = 0, landed = 0, by_chance = 0;
@@ -222,6 +226,41 @@ static void check_aim(void) {
     CHECK(aimed >= 50 && landed >= aimed * 7 / 10 && 3 * by_chance <= landed,
           "aim: %d of %d aimed mutants crash the follower within 3 ms after one of the run's moments "
           "(%d of their originals)", landed, aimed, by_chance);
+}
+
+/* HEISENFUZZ_FEATURES=0 takes behaviour out of the mutator too: the aim
+ * at a state change never applies (the input has nothing to aim at), where
+ * with features it applies to most fresh inputs of zk_newleader_ack.  In a
+ * child, since the setting is read once per process. */
+static void check_features_off(void) {
+    pid_t child = fork();
+    if (child == 0) {
+        setenv("HEISENFUZZ_FEATURES", "0", 1);
+        const hf_target *t = hf_target_find("zk_newleader_ack_buggy");
+        hf_mutator_init(t);
+        hf_mutator_force_kind(HF_MUT_AIM);
+        hf_rng rng;
+        hf_rng_seed(&rng, 11);
+        static uint8_t in[64], out[MUTANT_MAX];
+        static hf_mutation claim;
+        int mutants = 0, aimed = 0;
+        for (int round = 0; round < 100; round++) {
+            hf_item fresh = hf_fresh_generator(&rng, 0);
+            size_t len = hf_items_encode(&fresh, 1, in, sizeof in);
+            hf_result r;
+            hf_run_logged(t, in, len, hf_mutator_log(), &r);
+            hf_mutator_observe(in, len);
+            memcpy(out, in, len);
+            if (hf_mutator_mutate(out, len, sizeof out, (uint32_t)hf_rng_next(&rng), NULL, &claim) == 0) continue;
+            mutants++;
+            aimed += claim.kind == HF_MUT_AIM;
+        }
+        _exit(mutants >= 50 && aimed == 0 ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    CHECK(child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "HEISENFUZZ_FEATURES=0: the mutator aims at no state change (child status %d)", status);
 }
 
 /* A rare walk still has world faults: the time of the next one is drawn
@@ -253,6 +292,7 @@ static void check_rare_walk_world_faults(void) {
 }
 
 int main(void) {
+    check_features_off();   /* first: the child must not inherit a read setting */
     check_rare_walk_world_faults();
     check_target(hf_target_find("kafka_idempotent_buggy"));
     check_target(hf_target_find("metrics_race_buggy"));
@@ -263,7 +303,7 @@ int main(void) {
     const hf_target *t = hf_target_find("diskless_agent_buggy");
     hf_mutator_init(t);
     uint8_t a[] = {254, 0x20, 1, 2}, b[] = {254, 0x34, 9, 9};
-    static uint8_t out[MAX_INPUT];
+    static uint8_t out[MUTANT_MAX];
     static hf_mutation claim;
     hf_result r;
     hf_run(t, a, sizeof a, &r);
