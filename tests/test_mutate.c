@@ -195,26 +195,42 @@ static bool aim_case_of(const hf_mutation *claim, const hf_decision_log *log, co
     return c->moments > 0;
 }
 
-static void check_aim(void) {
+/* The aim checks' inputs: fresh generator records of zk_newleader_ack,
+ * each run for the mutator, then mutated with the aim forced. */
+enum { AIM_INPUT_MAX = 64 };
+static const hf_target *aim_start(hf_rng *rng) {
     const hf_target *t = hf_target_find("zk_newleader_ack_buggy");
     hf_mutator_init(t);
     hf_mutator_force_kind(HF_MUT_AIM);
+    hf_rng_seed(rng, 11);
+    return t;
+}
+
+/* Draws in[0..*len), runs it, and writes its mutant to out (claim says what
+ * it made); returns the mutant's size, 0 when the mutator made none. */
+static size_t aim_round(const hf_target *t, hf_rng *rng, uint8_t in[AIM_INPUT_MAX], size_t *len,
+                        uint8_t out[MUTANT_MAX], hf_mutation *claim) {
+    hf_item fresh = hf_fresh_generator(rng, 0);
+    *len = hf_items_encode(&fresh, 1, in, AIM_INPUT_MAX);
+    hf_result r;
+    hf_run_logged(t, in, *len, hf_mutator_log(), &r);
+    hf_mutator_observe(in, *len);
+    memcpy(out, in, *len);
+    return hf_mutator_mutate(out, *len, MUTANT_MAX, (uint32_t)hf_rng_next(rng), NULL, claim);
+}
+
+static void check_aim(void) {
     hf_rng rng;
-    hf_rng_seed(&rng, 11);
-    static uint8_t in[64], out[MUTANT_MAX];
+    const hf_target *t = aim_start(&rng);
+    static uint8_t in[AIM_INPUT_MAX], out[MUTANT_MAX];
     static hf_mutation claim;
     static aim_case c;
     int aimed = 0, landed = 0, by_chance = 0;
     for (int round = 0; round < 400 && aimed < 100; round++) {
-        hf_item fresh = hf_fresh_generator(&rng, 0);
-        size_t len = hf_items_encode(&fresh, 1, in, sizeof in);
-        hf_result r;
-        hf_run_logged(t, in, len, &log_, &r);
-        hf_run_logged(t, in, len, hf_mutator_log(), &r);
-        hf_mutator_observe(in, len);
-        memcpy(out, in, len);
-        size_t mutant = hf_mutator_mutate(out, len, sizeof out, (uint32_t)hf_rng_next(&rng), NULL, &claim);
+        size_t len;
+        size_t mutant = aim_round(t, &rng, in, &len, out, &claim);
         if (mutant == 0 || claim.kind != HF_MUT_AIM) continue;
+        hf_result r;
         hf_run_logged(t, in, len, &log_, &r);
         if (!aim_case_of(&claim, &log_, hf_last_features(), &c)) continue;
         aimed++;
@@ -236,22 +252,14 @@ static void check_features_off(void) {
     pid_t child = fork();
     if (child == 0) {
         setenv("HEISENFUZZ_FEATURES", "0", 1);
-        const hf_target *t = hf_target_find("zk_newleader_ack_buggy");
-        hf_mutator_init(t);
-        hf_mutator_force_kind(HF_MUT_AIM);
         hf_rng rng;
-        hf_rng_seed(&rng, 11);
-        static uint8_t in[64], out[MUTANT_MAX];
+        const hf_target *t = aim_start(&rng);
+        static uint8_t in[AIM_INPUT_MAX], out[MUTANT_MAX];
         static hf_mutation claim;
         int mutants = 0, aimed = 0;
         for (int round = 0; round < 100; round++) {
-            hf_item fresh = hf_fresh_generator(&rng, 0);
-            size_t len = hf_items_encode(&fresh, 1, in, sizeof in);
-            hf_result r;
-            hf_run_logged(t, in, len, hf_mutator_log(), &r);
-            hf_mutator_observe(in, len);
-            memcpy(out, in, len);
-            if (hf_mutator_mutate(out, len, sizeof out, (uint32_t)hf_rng_next(&rng), NULL, &claim) == 0) continue;
+            size_t len;
+            if (aim_round(t, &rng, in, &len, out, &claim) == 0) continue;
             mutants++;
             aimed += claim.kind == HF_MUT_AIM;
         }
