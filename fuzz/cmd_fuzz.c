@@ -50,7 +50,7 @@ typedef enum engine { ENGINE_LIBFUZZER, ENGINE_AFL } engine;
 
 typedef struct campaign {
     const hf_target *target;
-    char name[256];                 /* of its files: the target's, or a program's (hf_target_log_name) */
+    char name[256];                 /* its files and messages go by: hf_tool_target_name */
     engine engine;
     int jobs;
     long time_s;
@@ -141,8 +141,7 @@ static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
         hf_tree_path(bin_dir, relative, c->seeds, sizeof c->seeds);
     }
     if (!is_file(c->dict)) {
-        fprintf(stderr, "heisenfuzz: no dictionary for %s (looked for %s): fuzzing without one\n",
-                hf_tool_target_name(c->target), c->dict);
+        fprintf(stderr, "heisenfuzz: no dictionary for %s (looked for %s): fuzzing without one\n", c->name, c->dict);
         c->dict[0] = '\0';
     }
     if (!is_dir(c->seeds)) c->seeds[0] = '\0';
@@ -557,8 +556,8 @@ int hf_cmd_fuzz(int argc, char **argv) {
         goto done;
     }
     if (find_fuzzer(c, bin_dir) != 0) goto done;
-    find_dict_and_seeds(c, bin_dir);
     snprintf(c->name, sizeof c->name, "%s", hf_tool_target_name(c->target));
+    find_dict_and_seeds(c, bin_dir);
     const char *name = c->name;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     if (c->engine == ENGINE_AFL) snprintf(c->corpus, sizeof c->corpus, "%s/afl-%s", dir, name);
