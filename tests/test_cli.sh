@@ -74,6 +74,23 @@ saved=$(ls "$tmp"/saved-gen/* 2>/dev/null | head -1)
     && echo "ok - a failure found by the generators baseline is saved as bytes that replay it" \
     || echo "not ok - the generators baseline's saved failure does not replay (or none was found in 5,000 runs)"
 
+# bench --search pairs the two libFuzzer searches seed by seed: the counts
+# of seeds where behaviour features were faster, slower and the same add
+# up to the seeds run, and the interval of the ratio is in order.
+out=$("$hf" bench --search --only lf-cov,lf-search --seeds 4 --max-runs 500 counter_buggy metrics_race_buggy 2>/dev/null)
+pairs=$(awk '/seed by seed/ { n++; gsub(/[;,x]/, " "); words = split($0, w, " ")
+                              for (i = 1; i <= words; i++) {
+                                  if (w[i] == "on" && w[i + 1] ~ /^[0-9]+$/) sum += w[i + 1]
+                                  if (w[i] == "of" && w[i + 1] ~ /^[0-9]+$/) total = w[i + 1]
+                                  if (w[i] == "ratio") { split(w[i + 1], r, "-"); ordered = r[1] <= r[2] }
+                              }
+                              ok += sum == total && total == 4 && ordered; sum = 0 }
+            END { print n + 0, ok + 0 }' <<<"$out")
+[ "$pairs" = "2 2" ] && grep -qE "features vs coverage [0-9.]+x \((meets|MISSED) 1\.0x\)" <<<"$out" \
+    && echo "ok - bench --search compares features with coverage seed by seed, with a bootstrap interval" \
+    || echo "not ok - bench --search's seed-by-seed comparison ($pairs): $(tr '\n' ' ' <<<"$out" | head -c 300)"
+expect "bench --search refuses more seeds than it keeps" 2 "--seeds" "$hf" bench --search --seeds 1001 counter_buggy
+
 # The main job: fuzz until the bug, then the replayed timeline.
 out=$(cd "$tmp" && "$OLDPWD/$hf" fuzz --seed 1 --max-time 120 counter_buggy 2>/dev/null); status=$?
 if [ $status -eq 1 ] && grep -q "^verdict: fail the final count" <<<"$out" && ls "$tmp"/hf-work/crash-counter_buggy-1 >/dev/null 2>&1; then
