@@ -417,8 +417,7 @@ static size_t sort_crashes(const campaign *c, kept_crash *kept, size_t cap) {
         uint8_t *data = hf_read_file(found.paths[i], &size, error, sizeof error);
         if (!data) continue;
         hf_result r;
-        hf_run(c->target, data, size, &r);
-        if (r.outcome == HF_OK) {
+        if (!hf_tool_run(c->target, data, size, hf_tool_contains(c->target), &r) || r.outcome == HF_OK) {
             fprintf(stderr, "heisenfuzz: %s does not fail when replayed; left where it is\n", found.paths[i]);
             free(data);
             continue;
@@ -454,26 +453,26 @@ static void show_crash(const hf_target *t, const char *path) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
         return;
     }
+    bool contain = hf_tool_contains(t);
     hf_result r;
-    hf_run(t, data, size, &r);
+    bool ran = hf_tool_run(t, data, size, contain, &r);
     hf_goal goal;
-    hf_goal_from_result(&goal, &r);
-    hf_minimize_options mo = {.max_runs = 50000, .max_seconds = 60, .progress = NULL};
+    if (ran && r.outcome != HF_OK) hf_goal_from_result(&goal, &r);
+    hf_minimize_options mo = {.max_runs = 50000, .max_seconds = 60, .progress = NULL, .contain = contain};
     hf_minimized m;
     char min_path[PATH_MAX + 8];
     snprintf(min_path, sizeof min_path, "%s.min", path);
-    hf_minimize_status minimized = r.outcome != HF_OK ? hf_minimize(t, &goal, data, size, &mo, &m) : HF_NOT_REPRODUCED;
+    hf_minimize_status minimized =
+        ran && r.outcome != HF_OK ? hf_minimize(t, &goal, data, size, &mo, &m) : HF_NOT_REPRODUCED;
     bool written = minimized == HF_MINIMIZED && hf_write_file(min_path, m.bytes, m.size, error, sizeof error) == 0;
     if (minimized == HF_MINIMIZED && !written) fprintf(stderr, "heisenfuzz: %s\n", error);
     if (written) {
         printf("heisenfuzz: minimized from %u deviations to %zu (%s, %llu runs); replaying it:\n\n",
                m.original_deviations, m.count, min_path, (unsigned long long)m.runs);
-        hf_run(t, m.bytes, m.size, &r);
-        hf_tool_print_run(t, m.size, &r, true);
+        hf_tool_replay(t, m.bytes, m.size, contain, true);
     } else {
         printf("heisenfuzz: replaying it:\n\n");
-        hf_run(t, data, size, &r);
-        hf_tool_print_run(t, size, &r, true);
+        hf_tool_replay(t, data, size, contain, true);
     }
     if (minimized == HF_MINIMIZED) hf_minimized_free(&m);
     free(data);

@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L   /* open_memstream */
 #include "explain.h"
+#include "contain.h"
 #include "run.h"
 
 #include <assert.h>
@@ -24,7 +25,7 @@
  * hash[i - first] is event i; events before `first` fell out of the ring. */
 typedef struct digest {
     uint64_t first, count;
-    uint64_t *hash;
+    uint64_t hash[HF_TRACE_CAPACITY];
 } digest;
 
 static uint64_t event_hash(const hf_event *e) {
@@ -104,34 +105,76 @@ static void describe(char *out, const hf_event *e, const hf_event *before) {
     }
 }
 
-void hf_explain_deviations(const hf_target *t, const hf_deviation *devs, size_t count,
+/* One run of a prefix: its digest, and the words for where it parts from
+ * the run before it (the prefix one deviation shorter), if any. */
+typedef struct step {
+    digest after;
+    char what[HF_EXPLAIN_SIZE];
+} step;
+
+typedef struct step_run {
+    const hf_target *target;
+    const uint8_t *bytes;
+    size_t size;
+    const digest *before;   /* NULL for the first prefix, the empty one */
+} step_run;
+
+static void step_from_last_run(const digest *before, step *st) {
+    digest_last_run(&st->after);
+    if (!before) return;
+    uint64_t i = parting(before, &st->after);
+    const hf_trace *trace = hf_last_trace();
+    const hf_event *e = hf_trace_event(trace, i);
+    if (e) describe(st->what, e, i > 0 ? hf_trace_event(trace, i - 1) : NULL);
+    else snprintf(st->what, HF_EXPLAIN_SIZE, "decision (no effect seen in the kept trace)");
+}
+
+static void step_in_child(void *context, void *shared) {
+    const step_run *c = context;
+    hf_result r;
+    hf_run(c->target, c->bytes, c->size, &r);
+    step_from_last_run(c->before, shared);
+}
+
+/* A crash ends the run where it stood, which still parts from the run
+ * before it where the deviation took effect. */
+static void step_crashed(void *context, void *shared, const char *what) {
+    (void)what;
+    step_from_last_run(((const step_run *)context)->before, shared);
+}
+
+static bool run_step(const step_run *c, bool contain, step *st) {
+    if (contain) return hf_contain(step_in_child, step_crashed, (void *)c, st, sizeof *st) != HF_CONTAINED_LOST;
+    hf_result r;
+    hf_run(c->target, c->bytes, c->size, &r);
+    step_from_last_run(c->before, st);
+    return true;
+}
+
+void hf_explain_deviations(const hf_target *t, const hf_deviation *devs, size_t count, bool contain,
                            char (*what)[HF_EXPLAIN_SIZE]) {
     assert(t && (devs || count == 0));
     size_t cap = hf_encode_deviations(devs, count, NULL, 0);
     uint8_t *bytes = malloc(cap ? cap : 1);
-    digest a = {0, 0, malloc(HF_TRACE_CAPACITY * sizeof *a.hash)};
-    digest b = {0, 0, malloc(HF_TRACE_CAPACITY * sizeof *b.hash)};
-    if (!bytes || !a.hash || !b.hash) {
+    step *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    if (!bytes || !a || !b) {
         for (size_t k = 0; k < count; k++) snprintf(what[k], HF_EXPLAIN_SIZE, "decision (out of memory)");
+    } else if (!run_step(&(step_run){t, NULL, 0, NULL}, contain, a)) {
+        for (size_t k = 0; k < count; k++) snprintf(what[k], HF_EXPLAIN_SIZE, "decision (its run was lost)");
     } else {
-        hf_result r;
-        hf_run(t, NULL, 0, &r);
-        digest_last_run(&a);
         for (size_t k = 0; k < count; k++) {
             size_t n = hf_encode_deviations(devs, k + 1, bytes, cap);
-            hf_run(t, bytes, n, &r);
-            digest_last_run(&b);
-            uint64_t i = parting(&a, &b);
-            const hf_trace *trace = hf_last_trace();
-            const hf_event *e = hf_trace_event(trace, i);
-            if (e) describe(what[k], e, i > 0 ? hf_trace_event(trace, i - 1) : NULL);
-            else snprintf(what[k], HF_EXPLAIN_SIZE, "decision (no effect seen in the kept trace)");
-            digest swap = a;
+            if (!run_step(&(step_run){t, bytes, n, &a->after}, contain, b)) {
+                snprintf(what[k], HF_EXPLAIN_SIZE, "decision (its run was lost)");
+                continue;
+            }
+            snprintf(what[k], HF_EXPLAIN_SIZE, "%s", b->what);
+            step *swap = a;
             a = b;
             b = swap;
         }
     }
     free(bytes);
-    free(a.hash);
-    free(b.hash);
+    free(a);
+    free(b);
 }

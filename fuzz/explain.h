@@ -11,12 +11,16 @@
 #include "decide.h"
 #include "hf.h"
 
+#include <stdbool.h>
+
 enum { HF_EXPLAIN_SIZE = 160 };   /* bytes per explanation */
 
 /* Fills what[k] for each of the `count` deviations of `devs`, a schedule
- * of target `t`.  Runs `t` count + 1 times (the schedule's prefixes); the
- * last run is the whole schedule. */
-void hf_explain_deviations(const hf_target *t, const hf_deviation *devs, size_t count,
+ * of target `t`.  Runs `t` count + 1 times (the schedule's prefixes), each
+ * in a child process with `contain` (contain.h: a run that crashes parts
+ * from the one before it where it crashed, if not sooner); otherwise the
+ * last run is the whole schedule, its trace readable. */
+void hf_explain_deviations(const hf_target *t, const hf_deviation *devs, size_t count, bool contain,
                            char (*what)[HF_EXPLAIN_SIZE]);
 
 #endif

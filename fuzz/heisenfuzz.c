@@ -83,12 +83,9 @@ static int cmd_replay(int argc, char **argv) {
             fprintf(stderr, "heisenfuzz: %s\n", error);
             return 2;
         }
-        hf_result r;
-        hf_run(t, data, size, &r);
-        free(data);
         if (count > 2) printf("== %s\n", operands[f]);
-        hf_tool_print_run(t, size, &r, !o.quiet);
-        if (r.outcome != HF_OK) status = 1;
+        if (hf_tool_replay(t, data, size, hf_tool_contains(t), !o.quiet)) status = 1;
+        free(data);
     }
     return status;
 }

@@ -23,6 +23,7 @@
  */
 #include "minimize.h"
 #include "behaviour.h"
+#include "contain.h"
 #include "tool.h"
 
 #include <assert.h>
@@ -78,6 +79,7 @@ typedef struct search {
     size_t tail_size;
     uint32_t original_deviations;
     size_t original_size;
+    struct run_view *view;      /* the last run's */
 } search;
 
 static void *must_alloc(size_t size) {
@@ -189,6 +191,67 @@ static uint64_t story_of(const hf_trace *t) {
     return h;
 }
 
+/* ---- Running a schedule ----------------------------------------------------- */
+
+/* What the search reads of a run.  In-process it is read from the runtime
+ * after the run; with options->contain, in the child that made the run,
+ * or from the run as it stood when the child crashed. */
+struct run_view {
+    hf_result result;
+    uint32_t deviations;                     /* all the run took; only the first HF_DEVIATIONS_KEPT kept */
+    hf_deviation taken[HF_DEVIATIONS_KEPT];
+    uint64_t next_deviation;                 /* the decider's position when the run ended (decide.h) */
+    size_t pos;
+    uint64_t story;
+};
+typedef struct run_view run_view;
+
+static void view_last_run(run_view *v, const hf_result *r) {
+    const hf_decider *d = hf_last_decisions();
+    v->result = *r;
+    v->deviations = d->deviations;
+    memcpy(v->taken, d->taken, (d->deviations < HF_DEVIATIONS_KEPT ? d->deviations : HF_DEVIATIONS_KEPT)
+                                   * sizeof *d->taken);
+    v->next_deviation = d->next_deviation;
+    v->pos = d->pos;
+    v->story = story_of(hf_last_trace());
+}
+
+typedef struct contained_run {
+    const hf_target *target;
+    const uint8_t *data;
+    size_t size;
+} contained_run;
+
+static void run_in_child(void *context, void *shared) {
+    const contained_run *c = context;
+    hf_result r;
+    hf_run(c->target, c->data, c->size, &r);
+    view_last_run(shared, &r);
+}
+
+/* A crash is the run's failure (hf_tool_crash_result), with the decisions
+ * taken up to it. */
+static void crash_in_child(void *context, void *shared, const char *what) {
+    (void)context;
+    hf_result r;
+    hf_tool_crash_result(&r, what);
+    view_last_run(shared, &r);
+}
+
+/* Runs data[0..size) into `v`; false when a contained run was lost. */
+static bool run_viewed(const hf_target *t, const hf_minimize_options *o, const uint8_t *data, size_t size,
+                       run_view *v) {
+    if (o->contain) {
+        contained_run c = {t, data, size};
+        return hf_contain(run_in_child, crash_in_child, &c, v, sizeof *v) != HF_CONTAINED_LOST;
+    }
+    hf_result r;
+    hf_run(t, data, size, &r);
+    view_last_run(v, &r);
+    return true;
+}
+
 /* ---- Trying a candidate -------------------------------------------------- */
 
 /* Runs the schedule `devs`.  When it meets the goal (and, with
@@ -196,21 +259,19 @@ static uint64_t story_of(const hf_trace *t) {
  * is simpler than the current schedule, that becomes the current one. */
 static bool run_schedule(search *s, const hf_deviation *devs, size_t count, bool same_story) {
     size_t size = encode(s, devs, count);
-    hf_result r;
-    hf_run(s->target, s->buffer, size, &r);
+    run_view *v = s->view;
+    bool ran = run_viewed(s->target, s->options, s->buffer, size, v);
     s->runs++;
     report(s, false);
-    if (!hf_goal_met(s->goal, &r)) return false;
-    const hf_decider *d = hf_last_decisions();
-    if (d->deviations > HF_DEVIATIONS_KEPT) return false;   /* not re-encodable */
-    size_t taken_size = encoded_size(d->taken, d->deviations);
-    if (s->reproduced && !simpler(d->taken, d->deviations, taken_size, s->current, s->count, s->size))
+    if (!ran || !hf_goal_met(s->goal, &v->result)) return false;
+    if (v->deviations > HF_DEVIATIONS_KEPT) return false;   /* not re-encodable */
+    size_t taken_size = encoded_size(v->taken, v->deviations);
+    if (s->reproduced && !simpler(v->taken, v->deviations, taken_size, s->current, s->count, s->size))
         return false;
-    uint64_t story = story_of(hf_last_trace());
-    if (same_story && story != s->story) return false;
-    s->story = story;
-    memcpy(s->current, d->taken, d->deviations * sizeof *d->taken);
-    s->count = d->deviations;
+    if (same_story && v->story != s->story) return false;
+    s->story = v->story;
+    memcpy(s->current, v->taken, v->deviations * sizeof *v->taken);
+    s->count = v->deviations;
     s->size = taken_size;
     s->reproduced = true;
     report(s, true);
@@ -355,22 +416,23 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
 
     /* The input as given, then as re-encoded: what its run took, which
      * drops bytes the run never read. */
-    hf_result r;
-    hf_run(t, data, size, &r);
+    s.view = must_alloc(sizeof *s.view);
+    run_view *v = s.view;
+    bool ran = run_viewed(t, options, data, size, v);
     s.runs = 1;
-    out->goal_was_met = hf_goal_met(goal, &r);
-    const hf_decider *d = hf_last_decisions();
-    s.original_deviations = d->deviations;
+    out->goal_was_met = ran && hf_goal_met(goal, &v->result);
+    s.original_deviations = ran ? v->deviations : 0;
     s.original_size = size;
-    s.count = d->deviations < HF_DEVIATIONS_KEPT ? d->deviations : HF_DEVIATIONS_KEPT;
-    memcpy(s.current, d->taken, s.count * sizeof *s.current);
+    s.count = s.original_deviations < HF_DEVIATIONS_KEPT ? s.original_deviations : HF_DEVIATIONS_KEPT;
+    memcpy(s.current, v->taken, s.count * sizeof *s.current);
     /* The tail: only when every deviation before it was recorded. */
-    if (d->deviations <= HF_DEVIATIONS_KEPT && d->next_deviation != UINT64_MAX) {
+    if (ran && v->deviations <= HF_DEVIATIONS_KEPT && v->next_deviation != UINT64_MAX) {
+        assert(v->pos <= size);
         s.has_tail = true;
-        s.tail_next = d->next_deviation;
-        s.tail_size = d->size - d->pos;
+        s.tail_next = v->next_deviation;
+        s.tail_size = size - v->pos;
         s.tail = must_alloc(s.tail_size);
-        memcpy(s.tail, d->data + d->pos, s.tail_size);
+        memcpy(s.tail, data + v->pos, s.tail_size);
     }
     s.size = encode(&s, s.current, s.count);
     memcpy(s.candidate, s.current, s.count * sizeof *s.current);
@@ -389,10 +451,14 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     }
     hf_minimize_status status = s.reproduced ? HF_MINIMIZED : HF_NOT_REPRODUCED;
     if (s.reproduced) {
-        /* Leave the minimized run as the last one, for its trace. */
+        /* Leave the minimized run as the last one, for its trace (a
+         * contained run leaves nothing here to read). */
         size_t n = encode(&s, s.current, s.count);
-        hf_run(t, s.buffer, n, &r);
-        assert(hf_goal_met(goal, &r));
+        if (!options->contain) {
+            hf_result r;
+            hf_run(t, s.buffer, n, &r);
+            assert(hf_goal_met(goal, &r));
+        }
         out->deviations = must_alloc(s.count * sizeof *s.current);
         memcpy(out->deviations, s.current, s.count * sizeof *s.current);
         out->count = s.count;
@@ -412,6 +478,7 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     free(s.candidate);
     free(s.buffer);
     free(s.tail);
+    free(s.view);
     return status;
 }
 

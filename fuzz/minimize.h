@@ -50,6 +50,8 @@ typedef struct hf_minimize_options {
     uint64_t max_runs;       /* runs of the target before stopping; 0 = no limit */
     double max_seconds;      /* wall-clock seconds before stopping; 0 = no limit */
     FILE *progress;          /* a status line per step, or NULL for silence */
+    bool contain;            /* each run in a child process (contain.h), for targets whose runs may crash the
+                                process; a crash is then the failure "crash (SIGNAL)" of outcome program */
 } hf_minimize_options;
 
 typedef enum hf_minimize_status {
@@ -71,8 +73,8 @@ typedef struct hf_minimized {
 } hf_minimized;
 
 /* Minimizes `data` against `goal` under target `t`.  On HF_MINIMIZED, the
- * last hf_run was the minimized schedule (its trace is readable), and `out`
- * must be released with hf_minimized_free. */
+ * last hf_run was the minimized schedule (its trace is readable) unless the
+ * runs were contained, and `out` must be released with hf_minimized_free. */
 hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const uint8_t *data, size_t size,
                                const hf_minimize_options *options, hf_minimized *out);
 

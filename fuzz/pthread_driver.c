@@ -16,19 +16,19 @@
  * exits when done: libFuzzer never starts.  The tool's own replay and
  * minimize (--emit-test included) run inside this binary too
  * (hf_fuzzer_tool_start), with the program as their target.  Any
- * other command line goes to the engine.  A replayed run that crashes (a
- * signal, or a sanitizer's report) still prints its timeline up to the
- * crash.  The exit status follows the
- * tool's: 0 ok, 1 a run failed, 2 bad usage or an unreadable file.
+ * other command line goes to the engine.  Replays and the minimizer's
+ * runs go in a child process each (contain.h), so that a run that crashes
+ * (a signal, or a sanitizer's report) prints its timeline up to the crash
+ * and is a failure like any other.  The exit status follows the tool's:
+ * 0 ok, 1 a run failed, 2 bad usage or an unreadable file.
  */
-#define _GNU_SOURCE   /* sigaction, sigaltstack, strsignal */
+#include "contain.h"
 #include "files.h"
 #include "minimize.h"
 #include "run.h"
 #include "targets.h"
 #include "tool.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,61 +101,16 @@ static uint8_t *read_input(const char *path, size_t *size) {
     return data;
 }
 
-/* ---- A crash during a replay: the timeline up to it ----------------------- */
-
-static volatile sig_atomic_t crash_reported;
-
-static void report_crash(const char *what) {
-    if (crash_reported) return;
-    crash_reported = 1;
-    fflush(stdout);
-    printf("\n-- the run crashed (%s); the timeline up to the crash:\n", what);
-    hf_print_timeline(stdout, 0);
-    printf("verdict: fail crash (%s)\n", what);
-    fflush(stdout);
-}
-
-static void on_fatal_signal(int sig) {
-    /* Not async-signal-safe, but the process is lost anyway; the timeline
-     * is what makes the crash a replayable schedule. */
-    report_crash(strsignal(sig));
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-/* Sanitizers call it before they end the process (their report printed). */
-void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
-static void on_sanitizer_death(void) { report_crash("a sanitizer report"); }
-
-static void install_crash_report(void) {
-    static char alternate_stack[64 * 1024];   /* a fiber's overflowed stack is no place to run */
-    stack_t ss = {.ss_sp = alternate_stack, .ss_size = sizeof alternate_stack, .ss_flags = 0};
-    sigaltstack(&ss, NULL);
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-    for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
-        sa.sa_flags = SA_ONSTACK;
-        sigaction(fatal[i], &sa, NULL);
-    }
-    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
-}
-
 static int replay(int count, char **files) {
-    install_crash_report();
     const hf_target *t = &hf_pthread_program_target;
     int status = 0;
     for (int f = 0; f < count; f++) {
         size_t size;
         uint8_t *data = read_input(files[f], &size);
         if (!data) return 2;
-        hf_result r;
-        hf_run(t, data, size, &r);
-        free(data);
         if (count > 1) printf("== %s\n", files[f]);
-        hf_tool_print_run(t, size, &r, true);
-        if (r.outcome != HF_OK) status = 1;
+        if (hf_tool_replay(t, data, size, true, true)) status = 1;
+        free(data);
     }
     return status;
 }
@@ -166,15 +121,14 @@ static int minimize(const char *in, const char *out) {
     uint8_t *data = read_input(in, &size);
     if (!data) return 2;
     hf_result r;
-    hf_run(t, data, size, &r);
-    if (r.outcome == HF_OK) {
+    if (!hf_tool_run(t, data, size, true, &r) || r.outcome == HF_OK) {
         fprintf(stderr, "heisenfuzz: %s: the run does not fail, there is nothing to minimize\n", in);
         free(data);
         return 2;
     }
     hf_goal goal;
     hf_goal_from_result(&goal, &r);
-    hf_minimize_options options = {.max_runs = 100000, .max_seconds = 300, .progress = NULL};
+    hf_minimize_options options = {.max_runs = 100000, .max_seconds = 300, .progress = NULL, .contain = true};
     hf_minimized m;
     hf_minimize_status status = hf_minimize(t, &goal, data, size, &options, &m);
     free(data);
@@ -191,8 +145,7 @@ static int minimize(const char *in, const char *out) {
     printf("minimized %s: %u deviations -> %zu (%zu bytes, %llu runs, %.1f s)%s -> %s\n", in,
            m.original_deviations, m.count, m.size, (unsigned long long)m.runs, m.seconds,
            m.one_minimal ? ", 1-minimal" : "", out);
-    hf_run(t, m.bytes, m.size, &r);
-    hf_tool_print_run(t, m.size, &r, true);
+    hf_tool_replay(t, m.bytes, m.size, true, true);
     hf_minimized_free(&m);
     return 1;
 }
@@ -203,7 +156,7 @@ static int minimize(const char *in, const char *out) {
 void hf_fuzzer_tool_start(void);
 void hf_fuzzer_tool_start(void) {
     hf_target_add(&hf_pthread_program_target);
-    install_crash_report();
+    hf_on_crash(hf_tool_print_crash);
 }
 
 const hf_target *hf_fuzzer_start(int *argc, char ***argv) {

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE   /* clock_gettime, readlink, program_invocation_name */
 #include "tool.h"
+#include "contain.h"
 #include "targets.h"
 
 #include <assert.h>
@@ -126,6 +127,64 @@ void hf_tool_print_run(const hf_target *t, size_t size, const hf_result *r, bool
     if (r->outcome == HF_OK) printf("verdict: ok\n");
     else printf("verdict: fail %s\n", r->message);
     printf("trace-hash: %016llx\n", (unsigned long long)r->trace_hash);
+}
+
+bool hf_tool_contains(const hf_target *t) { return hf_target_is_pthread_program(t); }
+
+static const char crash_prefix[] = "crash (";
+
+void hf_tool_crash_result(hf_result *r, const char *what) {
+    memset(r, 0, sizeof *r);
+    r->outcome = HF_FAIL_PROGRAM;
+    snprintf(r->message, sizeof r->message, "%s%s)", crash_prefix, what);
+    r->deviations = hf_last_decisions()->deviations;
+}
+
+bool hf_tool_is_crash(hf_outcome outcome, const char *message) {
+    return outcome == HF_FAIL_PROGRAM && !strncmp(message, crash_prefix, sizeof crash_prefix - 1);
+}
+
+typedef struct tool_run {
+    const hf_target *target;
+    const uint8_t *data;
+    size_t size;
+    bool print, timeline;   /* a replay: print the run, with its timeline */
+} tool_run;
+
+static void run_in_child(void *context, void *shared) {
+    const tool_run *c = context;
+    hf_run(c->target, c->data, c->size, shared);
+    if (c->print) hf_tool_print_run(c->target, c->size, shared, c->timeline);
+}
+
+static void run_crashed(void *context, void *shared, const char *what) {
+    const tool_run *c = context;
+    hf_tool_crash_result(shared, what);
+    if (c->print && c->timeline) hf_tool_print_crash(what);
+    else if (c->print) printf("verdict: fail crash (%s)\n", what);
+}
+
+bool hf_tool_run(const hf_target *t, const uint8_t *data, size_t size, bool contain, hf_result *r) {
+    tool_run c = {t, data, size, false, false};
+    if (contain) return hf_contain(run_in_child, run_crashed, &c, r, sizeof *r) != HF_CONTAINED_LOST;
+    run_in_child(&c, r);
+    return true;
+}
+
+void hf_tool_print_crash(const char *what) {
+    fflush(stdout);
+    printf("\n-- the run crashed (%s); the timeline up to the crash:\n", what);
+    hf_print_timeline(stdout, 0);
+    printf("verdict: fail crash (%s)\n", what);
+    fflush(stdout);
+}
+
+bool hf_tool_replay(const hf_target *t, const uint8_t *data, size_t size, bool contain, bool timeline) {
+    tool_run c = {t, data, size, true, timeline};
+    hf_result r;
+    if (!contain) run_in_child(&c, &r);
+    else if (hf_contain(run_in_child, run_crashed, &c, &r, sizeof r) == HF_CONTAINED_LOST) return true;
+    return r.outcome != HF_OK;
 }
 
 double hf_wall_seconds(void) {

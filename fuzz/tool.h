@@ -51,6 +51,26 @@ int hf_tool_run_in_fuzzer(const char *fuzzer);
 /* What `replay` prints of the last run: a summary line and the timeline
  * (when `timeline`), then "verdict: ..." and "trace-hash: ...". */
 void hf_tool_print_run(const hf_target *t, size_t size, const hf_result *r, bool timeline);
+/* Runs that may crash the tool's process.  A pthread program is unmodified
+ * code, and a schedule may make it crash (a signal, a sanitizer's report):
+ * the tool runs it in a child process (contain.h) when it must go on after
+ * the run, and a crash is then the run's failure, of outcome program:
+ * "crash (Segmentation fault)", as a replay's verdict names it. */
+bool hf_tool_contains(const hf_target *t);
+/* Fills r as that failure, named by `what`, for a run that crashed. */
+void hf_tool_crash_result(hf_result *r, const char *what);
+/* Whether a failure is such a crash. */
+bool hf_tool_is_crash(hf_outcome outcome, const char *message);
+/* Runs data[0..size) as a schedule of t into r, in a child with `contain`;
+ * false when a contained run was lost (stderr says how). */
+bool hf_tool_run(const hf_target *t, const uint8_t *data, size_t size, bool contain, hf_result *r);
+/* A replay's report of a run that crashed: the timeline up to the crash,
+ * then "verdict: fail crash (WHAT)". */
+void hf_tool_print_crash(const char *what);
+/* Runs data[0..size) and prints it as hf_tool_print_run does, in a child
+ * with `contain`, where a crash is reported by hf_tool_print_crash.  True
+ * when the run failed (a lost contained run counts as failed). */
+bool hf_tool_replay(const hf_target *t, const uint8_t *data, size_t size, bool contain, bool timeline);
 /* The name a target's files and lines go by: its own, or for a pthread
  * program the program's (lost_update_fuzzer: lost_update). */
 const char *hf_tool_target_name(const hf_target *t);

@@ -69,7 +69,7 @@ static uint64_t next_random(void) {
     return rng;
 }
 
-static const hf_minimize_options unbounded = {0, 0, NULL};
+static const hf_minimize_options unbounded = {.max_runs = 0};
 
 static hf_result run_devs(const hf_target *t, const hf_deviation *devs, size_t count) {
     uint8_t bytes[4096];
@@ -154,7 +154,7 @@ static void lowers_values(void) {
           m.size == 1 && m.bytes[0] == 3,
           "counter_buggy's {3, 16} becomes the single deviation {3, 0}, written as the one byte 03");
     char what[1][HF_EXPLAIN_SIZE];
-    hf_explain_deviations(&counter_buggy_target, m.deviations, m.count, what);
+    hf_explain_deviations(&counter_buggy_target, m.deviations, m.count, false, what);
     CHECK(strstr(what[0], "scheduling pick") && strstr(what[0], "worker2 runs") &&
           strstr(what[0], "after worker1: read 0"),
           "its deviation is explained as a scheduling pick: %s", what[0]);
@@ -170,7 +170,7 @@ static void lowers_values(void) {
     CHECK(s == HF_MINIMIZED && m.count == 1 && m.deviations[0].value == 1000,
           "a failing 64-bit value is lowered to the threshold, 1000 (got %llu)",
           s == HF_MINIMIZED && m.count ? (unsigned long long)m.deviations[0].value : 0ull);
-    hf_explain_deviations(&delay, m.deviations, m.count, what);
+    hf_explain_deviations(&delay, m.deviations, m.count, false, what);
     CHECK(strstr(what[0], "workload decision") && strstr(what[0], "delay in ns"),
           "a workload decision is explained by its name: %s", what[0]);
     hf_minimized_free(&m);
@@ -191,7 +191,7 @@ static void explains_each_deviation(void) {
      * points, 3 and 4) worker2 preempts worker1 at its third (5). */
     const hf_deviation devs[] = {{0, 0, 1}, {1, 1, 1}, {5, 0, 1}};
     char what[3][HF_EXPLAIN_SIZE];
-    hf_explain_deviations(&counter_buggy_target, devs, 3, what);
+    hf_explain_deviations(&counter_buggy_target, devs, 3, false, what);
     CHECK(strstr(what[0], "workload decision") && strstr(what[0], "workers = 3 (default 2)"),
           "the first of three deviations is the number of workers: %s", what[0]);
     CHECK(strstr(what[1], "workload decision") && strstr(what[1], "increments per worker = 5 (default 3)"),
@@ -202,7 +202,7 @@ static void explains_each_deviation(void) {
           hf_last_decisions()->deviations);
 
     const hf_deviation delay_dev[] = {{0, 41, 1}};
-    hf_explain_deviations(&quiet_delay, delay_dev, 1, what);
+    hf_explain_deviations(&quiet_delay, delay_dev, 1, false, what);
     CHECK(strstr(what[0], "decision, first seen at 0.000000000 s: main sleep 43 ns"),
           "a decision without an event of its own is named by the first event it changed: %s", what[0]);
 }

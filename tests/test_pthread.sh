@@ -254,6 +254,54 @@ if build "$hf" tests/pthread/crash.c "$sem/crash"; then
     got=$("$sem/crash" --replay "$work/empty" 2>/dev/null)
     [[ "$got" == *"thread1            run"*"verdict: fail crash (Segmentation fault)"* ]]
     check $? "its replay prints the timeline up to the crash"
+    "$sem/crash" --replay "$work/empty" >/dev/null 2>&1
+    check $(($? != 1)) "a replay that crashes exits 1, as a failed run does"
+fi
+# A crash that takes a schedule: the tool minimizes it (each run in a child
+# process, a crash its failure), writes it, replays it, and keeps going.
+if build "$hf" tests/pthread/racy_crash.c "$sem/racy_crash"; then
+    got=$(verdict_of "$sem/racy_crash")
+    [ "$got" = "verdict: ok" ]
+    check $? "racy_crash.c: the calm schedule does not crash ($got)"
+    # A generated schedule that crashes with more deviations than it needs.
+    noisy="$sem/noisy"
+    for seed in $(seq 1 255); do
+        printf "\xfe\x00\x$(printf %02x "$seed")\x01" >"$noisy"
+        out=$("$sem/racy_crash" --replay "$noisy" 2>/dev/null)
+        [[ "$out" == *"verdict: fail crash (Segmentation fault)"* ]] && [ "$(grep -c '^\*' <<<"$out")" -ge 2 ] && break
+        rm -f "$noisy"
+    done
+    if [ -f "$noisy" ]; then
+        (cd "$sem" && "$hf" minimize ./racy_crash noisy -o racy.min >racy.log 2>&1)
+        status=$?
+        from_to=$(sed -n 's/^  deviations: *\([0-9]*\) -> \([0-9]*\)$/\1 \2/p' "$sem/racy.log")
+        read -r from to <<<"$from_to"
+        [ $status -eq 0 ] && grep -q '^  goal: *program "crash (Segmentation fault)"' "$sem/racy.log" &&
+            [ "${to:-0}" -ge 1 ] && [ "${to:-0}" -lt "${from:-0}" ] &&
+            grep -q '^verdict: fail crash (Segmentation fault)$' "$sem/racy.log"
+        check $? "heisenfuzz minimize takes a crashing schedule of a program from ${from:-?} deviations to ${to:-?} (status $status)"
+        out=$("$sem/racy_crash" --replay "$sem/racy.min" 2>/dev/null)
+        grep -q '^verdict: fail crash (Segmentation fault)$' <<<"$out"
+        check $? "the minimized crash replays as the crash"
+        mkdir -p "$sem/emit"
+        (cd "$sem/emit" && "$hf" minimize -q --emit-test ../racy_crash ../noisy -o racy.min >emit.log 2>&1)
+        status=$?
+        [ $status -eq 1 ] && grep -q "cannot check a crash (Segmentation fault)" "$sem/emit/emit.log" &&
+            [ -f "$sem/emit/racy.min" ] && ! ls "$sem"/emit/*.c >/dev/null 2>&1
+        check $? "minimize --emit-test of a crash says it writes no test, exit 1, the schedule kept (status $status)"
+        "$sem/racy_crash" --minimize "$noisy" -o "$sem/racy.min2" >/dev/null 2>&1
+        status=$?
+        [ $status -eq 1 ] && cmp -s "$sem/racy.min" "$sem/racy.min2"
+        check $? "PROG --minimize makes the same schedule of the crash (status $status)"
+        mkdir -p "$sem/fuzz-racy"
+        out=$(cd "$sem/fuzz-racy" && "$hf" fuzz --seed 1 --max-time 60 ../racy_crash 2>/dev/null)
+        status=$?
+        [ $status -eq 1 ] && [ -f "$sem/fuzz-racy/hf-work/crash-racy_crash-1.min" ] &&
+            [[ "$out" == *"verdict: fail crash (Segmentation fault)"* ]]
+        check $? "heisenfuzz fuzz on a crashing program keeps, minimizes and replays the crash (status $status)"
+    else
+        check 1 "racy_crash.c: no generated schedule of 255 crashes with two deviations or more"
+    fi
 fi
 
 # ---- determinism: the fuzzer and the replayer, per build ----------------------
