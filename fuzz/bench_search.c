@@ -26,6 +26,9 @@
  * `heisenfuzz fuzz` does (AFL++, which wants a seed, from the calm run),
  * AFL++ with AFL_FAST_CAL=1: nearly every generated schedule is a new queue
  * entry, and its default eight calibration runs per entry would dominate.
+ * Under each row the goals are checked, and lf-search is set against lf-cov
+ * seed by seed, since a median of a few seeds cannot tell a cost from a
+ * coin flip.
  */
 #define _DEFAULT_SOURCE   /* mkdtemp */
 #include "run.h"
