@@ -188,13 +188,18 @@ static outcome afl_runs(const char *bin_dir, const char *name, const char *dict,
 
 /* ---- The table ---------------------------------------------------------------- */
 
-static int compare_outcome(const void *a, const void *b) {
-    uint64_t x = ((const outcome *)a)->executions, y = ((const outcome *)b)->executions;
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
-static int compare_seconds(const void *a, const void *b) {
-    double x = ((const outcome *)a)->seconds, y = ((const outcome *)b)->seconds;
+static uint64_t median_of(uint64_t *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, compare_u64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -205,14 +210,19 @@ typedef struct summary {
     bool ran;
 } summary;
 
-static summary summarize(outcome *o, int n, uint64_t max) {
+static summary summarize(const outcome *o, int n, uint64_t max) {
+    static uint64_t executions[MAX_SEEDS];
+    static double seconds[MAX_SEEDS];
     summary s = {0, 0, 0, true};
-    for (int i = 0; i < n; i++) s.found += o[i].executions <= max;
-    qsort(o, (size_t)n, sizeof *o, compare_outcome);
-    s.median = n % 2 ? o[n / 2].executions : (o[n / 2 - 1].executions + o[n / 2].executions) / 2;
+    for (int i = 0; i < n; i++) {
+        s.found += o[i].executions <= max;
+        executions[i] = o[i].executions;
+        seconds[i] = o[i].seconds;
+    }
+    s.median = median_of(executions, n);
     if (s.median > max) s.median = max + 1;
-    qsort(o, (size_t)n, sizeof *o, compare_seconds);
-    s.seconds = n % 2 ? o[n / 2].seconds : (o[n / 2 - 1].seconds + o[n / 2].seconds) / 2;
+    qsort(seconds, (size_t)n, sizeof *seconds, compare_double);
+    s.seconds = n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
     return s;
 }
 
@@ -250,21 +260,6 @@ static outcome one_run(search_kind k, const hf_target *t, const char *bin_dir, c
     case SEARCHES: break;
     }
     return (outcome){0, 0};
-}
-
-static int compare_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static uint64_t median_of(uint64_t *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, compare_u64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* Behaviour features against coverage alone, seed by seed: both searches
@@ -307,7 +302,7 @@ static void print_goals(const summary *s, uint64_t max) {
         if (s[k].ran && (best < 0 || s[k].median < s[best].median)) best = k;
     const summary *full = &s[S_LF_SEARCH];
     if (!full->ran) return;
-    const char *sep = "    ";
+    const char *sep = "    ";   /* "; " once anything is printed */
     if (best >= 0) {
         uint64_t b = s[best].median;
         bool hard = b >= 1000 || b > max;
@@ -327,7 +322,7 @@ static void print_goals(const summary *s, uint64_t max) {
         printf("%svs its generators alone %.2fx", sep, (double)s[S_GENERATORS].median / (double)full->median);
         sep = "; ";
     }
-    if (sep[0] == ';') printf("\n");
+    if (*sep == ';') printf("\n");
 }
 
 static int search_target(const hf_target *t, const search_options *o, const char *bin_dir) {
@@ -337,7 +332,7 @@ static int search_target(const hf_target *t, const search_options *o, const char
     snprintf(relative, sizeof relative, "dict/%s.dict", family);
     hf_tree_path(bin_dir, relative, dict, sizeof dict);
     summary s[SEARCHES] = {{0}};
-    static outcome runs[MAX_SEEDS], coverage[MAX_SEEDS], features[MAX_SEEDS];
+    static outcome runs[SEARCHES][MAX_SEEDS];
     char afl_build[PATH_MAX + 64];
     snprintf(afl_build, sizeof afl_build, "%s/%s_afl", bin_dir, t->name);
     for (int k = 0; k < SEARCHES; k++) {
@@ -347,16 +342,14 @@ static int search_target(const hf_target *t, const search_options *o, const char
             continue;
         }
         for (int seed = 1; seed <= o->seeds; seed++) {
-            runs[seed - 1] = one_run((search_kind)k, t, bin_dir, dict, (uint64_t)seed, o->max_runs);
-            if (runs[seed - 1].executions == 0) {
+            runs[k][seed - 1] = one_run((search_kind)k, t, bin_dir, dict, (uint64_t)seed, o->max_runs);
+            if (runs[k][seed - 1].executions == 0) {
                 fprintf(stderr, "heisenfuzz: %s on %s did not run (are the fuzzers built? ./build.sh)\n",
                         search_names[k], t->name);
                 return 2;
             }
         }
-        if (k == S_LF_COV) memcpy(coverage, runs, (size_t)o->seeds * sizeof *runs);
-        if (k == S_LF_SEARCH) memcpy(features, runs, (size_t)o->seeds * sizeof *runs);
-        s[k] = summarize(runs, o->seeds, o->max_runs);
+        s[k] = summarize(runs[k], o->seeds, o->max_runs);
         fprintf(stderr, "  %s %s: median %" PRIu64 ", %d/%d seeds, %.2f s\n", t->name, search_names[k], s[k].median,
                 s[k].found, o->seeds, s[k].seconds);
     }
@@ -369,7 +362,8 @@ static int search_target(const hf_target *t, const search_options *o, const char
     }
     printf("\n");
     print_goals(s, o->max_runs);
-    if (s[S_LF_COV].ran && s[S_LF_SEARCH].ran) print_features_against_coverage(coverage, features, o->seeds);
+    if (s[S_LF_COV].ran && s[S_LF_SEARCH].ran)
+        print_features_against_coverage(runs[S_LF_COV], runs[S_LF_SEARCH], o->seeds);
     fflush(stdout);
     return 0;
 }

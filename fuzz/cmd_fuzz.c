@@ -455,15 +455,14 @@ static void show_crash(const hf_target *t, const char *path) {
     }
     bool contain = hf_tool_contains(t);
     hf_result r;
-    bool ran = hf_tool_run(t, data, size, contain, &r);
+    bool failed = hf_tool_run(t, data, size, contain, &r) && r.outcome != HF_OK;
     hf_goal goal;
-    if (ran && r.outcome != HF_OK) hf_goal_from_result(&goal, &r);
+    if (failed) hf_goal_from_result(&goal, &r);
     hf_minimize_options mo = {.max_runs = 50000, .max_seconds = 60, .progress = NULL, .contain = contain};
     hf_minimized m;
     char min_path[PATH_MAX + 8];
     snprintf(min_path, sizeof min_path, "%s.min", path);
-    hf_minimize_status minimized =
-        ran && r.outcome != HF_OK ? hf_minimize(t, &goal, data, size, &mo, &m) : HF_NOT_REPRODUCED;
+    hf_minimize_status minimized = failed ? hf_minimize(t, &goal, data, size, &mo, &m) : HF_NOT_REPRODUCED;
     bool written = minimized == HF_MINIMIZED && hf_write_file(min_path, m.bytes, m.size, error, sizeof error) == 0;
     if (minimized == HF_MINIMIZED && !written) fprintf(stderr, "heisenfuzz: %s\n", error);
     if (written) {
