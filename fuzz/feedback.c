@@ -2,6 +2,7 @@
  * feedback.c — the engine backends of feedback.h.
  */
 #include "feedback.h"
+#include "calm.h"
 #include "mutate.h"
 
 #if !defined(HF_ENGINE_LIBFUZZER) && !defined(HF_ENGINE_AFL) && !defined(HF_ENGINE_NONE)
@@ -44,7 +45,8 @@ static void engine_hit(uint64_t feature) { (void)feature; }
 const char *hf_feedback_engine(void) { return "replayer"; }
 #endif
 
-void hf_feedback_run(const hf_features *f) {
-    if (!hf_behaviour_steers()) return;
+void hf_feedback_run(const hf_features *f, uint32_t deviations) {
+    static hf_calmness calmness;
+    if (!hf_behaviour_steers() || !hf_calmness_admits(&calmness, deviations)) return;
     for (uint32_t i = 0; i < f->count; i++) engine_hit(f->list[i]);
 }

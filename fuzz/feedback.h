@@ -21,8 +21,13 @@
 
 #include "behaviour.h"
 
-/* Hands the run's features to the engine. */
-void hf_feedback_run(const hf_features *f);
+#include <stdint.h>
+
+/* Hands the run's features to the engine, if the run, of `deviations`, is
+ * among the calmer half of this process's runs (calm.h).  Under AFL++ each
+ * run is a fresh fork of the fork server and has no runs before it: every
+ * run's features go to AFL++. */
+void hf_feedback_run(const hf_features *f, uint32_t deviations);
 
 /* The engine this binary was built for: "libFuzzer", "AFL++" or "replayer". */
 const char *hf_feedback_engine(void);

@@ -282,7 +282,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hf_run(t, data, size, &r);
 #endif
     const hf_features *features = hf_last_features();
-    hf_feedback_run(features);
+    hf_feedback_run(features, r.deviations);
     if (log) record_run(log, features, &r, data, size);
     if (print_hashes && r.outcome == HF_OK)
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);
