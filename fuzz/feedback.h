@@ -24,9 +24,9 @@
 #include <stdint.h>
 
 /* Hands the run's features to the engine, if the run, of `deviations`, is
- * among the calmer half of this process's runs (calm.h).  Under AFL++ each
- * run is a fresh fork of the fork server and has no runs before it: every
- * run's features go to AFL++. */
+ * among the calmer half of this process's runs (calm.h).  Under AFL++ the
+ * process is one persistent-mode child of its fork server, which the
+ * driver replaces after a batch of inputs: the rank starts again with each. */
 void hf_feedback_run(const hf_features *f, uint32_t deviations);
 
 /* The engine this binary was built for: "libFuzzer", "AFL++" or "replayer". */
