@@ -21,8 +21,6 @@
 
 #include "behaviour.h"
 
-#include <stdint.h>
-
 /* Hands the run's features to the engine, if the run, of `deviations`, is
  * among the calmer half of this process's runs (calm.h).  Under AFL++ the
  * process is one persistent-mode child of its fork server, which the
