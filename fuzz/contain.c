@@ -122,3 +122,10 @@ hf_contained_end hf_contain(hf_contained_work *work, hf_contained_crash *crash, 
     munmap(map, mapped);
     return end;
 }
+
+hf_contained_end hf_contain_if(bool contain, hf_contained_work *work, hf_contained_crash *crash, void *context,
+                               void *shared, size_t size) {
+    if (contain) return hf_contain(work, crash, context, shared, size);
+    work(context, shared);
+    return HF_CONTAINED_DONE;
+}

@@ -17,6 +17,7 @@
 #ifndef HF_CONTAIN_H
 #define HF_CONTAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The work, writing its findings to `shared` (zeroed before it starts). */
@@ -36,6 +37,11 @@ typedef enum hf_contained_end {
  * child's own output is flushed before it ends. */
 hf_contained_end hf_contain(hf_contained_work *work, hf_contained_crash *crash, void *context, void *shared,
                             size_t size);
+
+/* hf_contain with `contain`; without, work(context, shared) here, in this
+ * process (`shared` as the caller left it), and HF_CONTAINED_DONE. */
+hf_contained_end hf_contain_if(bool contain, hf_contained_work *work, hf_contained_crash *crash, void *context,
+                               void *shared, size_t size);
 
 /* Makes fatal signals (and a sanitizer's death) call `report(what)` on a
  * stack of their own (a fiber that overflowed its stack is no place to

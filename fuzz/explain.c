@@ -129,7 +129,7 @@ static void step_from_last_run(const digest *before, step *st) {
     else snprintf(st->what, HF_EXPLAIN_SIZE, "decision (no effect seen in the kept trace)");
 }
 
-static void step_in_child(void *context, void *shared) {
+static void step_work(void *context, void *shared) {
     const step_run *c = context;
     hf_result r;
     hf_run(c->target, c->bytes, c->size, &r);
@@ -144,11 +144,7 @@ static void step_crashed(void *context, void *shared, const char *what) {
 }
 
 static bool run_step(const step_run *c, bool contain, step *st) {
-    if (contain) return hf_contain(step_in_child, step_crashed, (void *)c, st, sizeof *st) != HF_CONTAINED_LOST;
-    hf_result r;
-    hf_run(c->target, c->bytes, c->size, &r);
-    step_from_last_run(c->before, st);
-    return true;
+    return hf_contain_if(contain, step_work, step_crashed, (void *)c, st, sizeof *st) != HF_CONTAINED_LOST;
 }
 
 void hf_explain_deviations(const hf_target *t, const hf_deviation *devs, size_t count, bool contain,

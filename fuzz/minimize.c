@@ -217,14 +217,14 @@ static void view_last_run(run_view *v, const hf_result *r) {
     v->story = story_of(hf_last_trace());
 }
 
-typedef struct contained_run {
+typedef struct run_request {
     const hf_target *target;
     const uint8_t *data;
     size_t size;
-} contained_run;
+} run_request;
 
-static void run_in_child(void *context, void *shared) {
-    const contained_run *c = context;
+static void view_run(void *context, void *shared) {
+    const run_request *c = context;
     hf_result r;
     hf_run(c->target, c->data, c->size, &r);
     view_last_run(shared, &r);
@@ -232,7 +232,7 @@ static void run_in_child(void *context, void *shared) {
 
 /* A crash is the run's failure (hf_tool_crash_result), with the decisions
  * taken up to it. */
-static void crash_in_child(void *context, void *shared, const char *what) {
+static void view_crash(void *context, void *shared, const char *what) {
     (void)context;
     hf_result r;
     hf_tool_crash_result(&r, what);
@@ -242,14 +242,8 @@ static void crash_in_child(void *context, void *shared, const char *what) {
 /* Runs data[0..size) into `v`; false when a contained run was lost. */
 static bool run_viewed(const hf_target *t, const hf_minimize_options *o, const uint8_t *data, size_t size,
                        run_view *v) {
-    if (o->contain) {
-        contained_run c = {t, data, size};
-        return hf_contain(run_in_child, crash_in_child, &c, v, sizeof *v) != HF_CONTAINED_LOST;
-    }
-    hf_result r;
-    hf_run(t, data, size, &r);
-    view_last_run(v, &r);
-    return true;
+    run_request c = {t, data, size};
+    return hf_contain_if(o->contain, view_run, view_crash, &c, v, sizeof *v) != HF_CONTAINED_LOST;
 }
 
 /* ---- Trying a candidate -------------------------------------------------- */

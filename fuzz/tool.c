@@ -151,7 +151,17 @@ typedef struct tool_run {
     bool print, timeline;   /* a replay: print the run, with its timeline */
 } tool_run;
 
-static void run_in_child(void *context, void *shared) {
+static void print_crash_verdict(const char *what) { printf("verdict: fail %s%s)\n", crash_prefix, what); }
+
+void hf_tool_print_crash(const char *what) {
+    fflush(stdout);
+    printf("\n-- the run crashed (%s); the timeline up to the crash:\n", what);
+    hf_print_timeline(stdout, 0);
+    print_crash_verdict(what);
+    fflush(stdout);
+}
+
+static void run_work(void *context, void *shared) {
     const tool_run *c = context;
     hf_run(c->target, c->data, c->size, shared);
     if (c->print) hf_tool_print_run(c->target, c->size, shared, c->timeline);
@@ -161,29 +171,18 @@ static void run_crashed(void *context, void *shared, const char *what) {
     const tool_run *c = context;
     hf_tool_crash_result(shared, what);
     if (c->print && c->timeline) hf_tool_print_crash(what);
-    else if (c->print) printf("verdict: fail crash (%s)\n", what);
+    else if (c->print) print_crash_verdict(what);
 }
 
 bool hf_tool_run(const hf_target *t, const uint8_t *data, size_t size, bool contain, hf_result *r) {
     tool_run c = {t, data, size, false, false};
-    if (contain) return hf_contain(run_in_child, run_crashed, &c, r, sizeof *r) != HF_CONTAINED_LOST;
-    run_in_child(&c, r);
-    return true;
-}
-
-void hf_tool_print_crash(const char *what) {
-    fflush(stdout);
-    printf("\n-- the run crashed (%s); the timeline up to the crash:\n", what);
-    hf_print_timeline(stdout, 0);
-    printf("verdict: fail crash (%s)\n", what);
-    fflush(stdout);
+    return hf_contain_if(contain, run_work, run_crashed, &c, r, sizeof *r) != HF_CONTAINED_LOST;
 }
 
 bool hf_tool_replay(const hf_target *t, const uint8_t *data, size_t size, bool contain, bool timeline) {
     tool_run c = {t, data, size, true, timeline};
     hf_result r;
-    if (!contain) run_in_child(&c, &r);
-    else if (hf_contain(run_in_child, run_crashed, &c, &r, sizeof r) == HF_CONTAINED_LOST) return true;
+    if (hf_contain_if(contain, run_work, run_crashed, &c, &r, sizeof r) == HF_CONTAINED_LOST) return true;
     return r.outcome != HF_OK;
 }
 
