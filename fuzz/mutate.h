@@ -26,13 +26,20 @@
  *              after it, a few µs to a few ms on a log scale: the crash
  *              between an acknowledgement and the write it promised, which
  *              a fault decided long before that moment almost never hits
+ *   rewind     the way the calmest run took to the rarest `sometimes` (or
+ *              `reachable`) seen to hold in this process, cut a few to a
+ *              few dozen decisions before it, and a fresh generator from
+ *              there: more tries at the step after the furthest one the
+ *              campaign has reached, whatever input the engine chose
  *   splice     one input's decisions up to a moment, another's after it
  *   bytes      the engine's own byte mutation, as a share
  *
  * To know an input's decisions the mutator needs its run.  The harness hands
  * it every run it makes (hf_mutator_observe); an input it has not seen it
  * runs itself, and counts those runs (hf_mutator_runs), since they are
- * executions as much as the engine's own.
+ * executions as much as the engine's own.  The rewind's tallies count the
+ * runs the mutator is handed or makes: under libFuzzer every run, under
+ * AFL++ (whose mutator library runs beside the target, not in it) its own.
  */
 #ifndef HF_MUTATE_H
 #define HF_MUTATE_H
@@ -46,7 +53,7 @@
 
 typedef enum hf_mutation_kind {
     HF_MUT_FRESH, HF_MUT_RESEED, HF_MUT_RETUNE, HF_MUT_CONTINUE, HF_MUT_ADD, HF_MUT_DROP, HF_MUT_CHANGE,
-    HF_MUT_MOVE, HF_MUT_SIMPLIFY, HF_MUT_AIM, HF_MUT_SPLICE, HF_MUT_BYTES, HF_MUT_KINDS
+    HF_MUT_MOVE, HF_MUT_SIMPLIFY, HF_MUT_AIM, HF_MUT_REWIND, HF_MUT_SPLICE, HF_MUT_BYTES, HF_MUT_KINDS
 } hf_mutation_kind;
 
 /* One record of an input, decoded: an explicit deviation, or a generator. */
@@ -72,7 +79,8 @@ typedef struct hf_mutation {
 /* Byte mutation of the engine, as LLVMFuzzerMutate. */
 typedef size_t hf_byte_mutator(uint8_t *data, size_t size, size_t max_size);
 
-/* The mutator for one target; one per process. */
+/* The mutator for one target; one per process (a second call forgets what
+ * was learnt of the first target's runs). */
 void hf_mutator_init(const hf_target *t);
 
 /* Whether behaviour features steer the search: the engine's feedback

@@ -140,7 +140,10 @@ size_t hf_chan_len(const hf_chan *c);
  * A false always/always_or_unreachable/eventually, or a reached
  * unreachable, ends the run as a failure.  The campaign-wide ones are counted in a catalogue of
  * every property compiled in (prop.h), so a campaign can list those that
- * never held — including those never even reached.
+ * never held — including those never even reached.  A sometimes or
+ * reachable that held also steers the search: the fuzzer goes back to just
+ * before the rarest one a campaign has seen and branches from there, so one
+ * placed at each step a bug goes through helps the search take the next.
  */
 typedef enum hf_prop_kind {
     HF_ALWAYS, HF_ALWAYS_OR_UNREACHABLE, HF_SOMETIMES, HF_REACHABLE, HF_UNREACHABLE,

@@ -4,13 +4,15 @@
  * to the items the mutator says it made, up to the first decision it
  * changed, and its run takes the original's deviations before that point;
  * a splice keeps the first input's run up to its cut; an aimed world
- * fault lands just after one of the run's moments; a rare walk, which
+ * fault lands just after one of the run's moments; a rewind reaches a
+ * rare `sometimes` more often than a fresh generator; a rare walk, which
  * fresh generators draw, still times world faults; the mutator counts
  * the runs it makes itself; HEISENFUZZ_FEATURES=0 takes behaviour out of
  * it.  On random inputs of world and interleaving
  * targets, under every sanitizer the suite builds.
  */
 #define _POSIX_C_SOURCE 200809L   /* setenv, fork */
+#include "behaviour.h"
 #include "check.h"
 #include "mutate.h"
 #include "run.h"
@@ -244,6 +246,62 @@ static void check_aim(void) {
           "(%d of their originals)", landed, aimed, by_chance);
 }
 
+/* Whether the last run held a `sometimes` with this message. */
+static bool held(const char *message) {
+    static hf_features one;   /* the property's feature, made as prop.c makes it */
+    hf_features_reset(&one);
+    hf_features_add(&one, HF_FEAT_PROPERTY, hf_action_hash(HF_SOMETIMES, message), 0);
+    const hf_features *f = hf_last_features();
+    for (uint32_t i = 0; i < f->count; i++)
+        if (f->list[i] == one.list[0]) return true;
+    return false;
+}
+
+/* The rewind: on KIP-101's model, after 300 fresh runs, its mutants reach
+ * the bug's first step ("a broker became follower with records beyond its
+ * high watermark", held in about one fresh run in seven) at least twice as
+ * often as fresh generators do; before the process's first 32 runs it
+ * gives way to a fresh generator. */
+static void check_rewind(void) {
+    const hf_target *t = hf_target_find("kafka_hw_truncation_buggy");
+    const char *step = "a broker became follower with records beyond its high watermark";
+    static uint8_t in[AIM_INPUT_MAX], out[MUTANT_MAX];
+    static hf_mutation claim;
+    hf_rng rng;
+    hf_rng_seed(&rng, 3);
+    hf_mutator_init(t);
+    hf_mutator_force_kind(HF_MUT_REWIND);
+    int early = 0, history = 300, tries = 300;
+    for (int i = 0; i < history; i++) {
+        hf_item fresh = hf_fresh_generator(&rng, 0);
+        size_t len = hf_items_encode(&fresh, 1, in, sizeof in);
+        hf_result r;
+        hf_run_logged(t, in, len, hf_mutator_log(), &r);
+        hf_mutator_observe(in, len);
+        if (i < 20) {   /* the mutator's rewind must not apply yet */
+            memcpy(out, in, len);
+            hf_mutator_mutate(out, len, sizeof out, (uint32_t)hf_rng_next(&rng), NULL, &claim);
+            early += claim.kind == HF_MUT_REWIND;
+        }
+    }
+    int reached[2] = {0, 0};   /* by fresh generators, by rewinds */
+    for (int kind = 0; kind < 2; kind++) {
+        hf_mutator_force_kind(kind ? HF_MUT_REWIND : HF_MUT_FRESH);
+        for (int i = 0; i < tries; i++) {
+            size_t mutant = hf_mutator_mutate(out, 0, sizeof out, (uint32_t)hf_rng_next(&rng), NULL, &claim);
+            if (claim.kind != (kind ? HF_MUT_REWIND : HF_MUT_FRESH)) continue;
+            hf_result r;
+            hf_run(t, out, mutant, &r);
+            reached[kind] += held(step);
+        }
+    }
+    hf_mutator_force_kind(HF_MUT_KINDS);
+    CHECK(early == 0, "rewind: none in the process's first runs (%d of 20)", early);
+    CHECK(reached[1] >= 2 * reached[0] && reached[0] > 0,
+          "rewind: %d of %d rewound runs reach the bug's first step, against %d of %d fresh generators",
+          reached[1], tries, reached[0], tries);
+}
+
 /* HEISENFUZZ_FEATURES=0 takes behaviour out of the mutator too: the aim
  * at a state change never applies (the input has nothing to aim at), where
  * with features it applies to most fresh inputs of zk_newleader_ack.  In a
@@ -306,6 +364,7 @@ int main(void) {
     check_target(hf_target_find("metrics_race_buggy"));
     check_target(hf_target_find("cluster"));
     check_aim();
+    check_rewind();
 
     /* A splice keeps the first input's deviations up to its cut. */
     const hf_target *t = hf_target_find("diskless_agent_buggy");
