@@ -133,8 +133,6 @@ static void hand_interrupt_to_engine(hf_discovery *log) {
     raise(SIGINT);
 }
 
-#include <string.h>
-
 #if defined(HF_ENGINE_LIBFUZZER) && !defined(HF_BYTE_MUTATOR_ONLY)
 #define DECISION_MUTATOR 1
 #else
