@@ -23,9 +23,10 @@
  *   simplify   the run as explicit deviations, less one of them
  *   aim        bring the world fault pending at a moment the target
  *              declared (a state changed, a `sometimes` held) to just
- *              after it, a few µs to a few ms on a log scale: the crash
- *              between an acknowledgement and the write it promised, which
- *              a fault decided long before that moment almost never hits
+ *              after it, a few µs to a few ms on a log scale, and hand the
+ *              rest of the run to a fresh generator: the crash between an
+ *              acknowledgement and the write it promised, which a fault
+ *              decided long before that moment almost never hits
  *   rewind     the way the calmest run took to the rarest `sometimes` (or
  *              `reachable`) seen to hold in this process, cut a few to a
  *              few dozen decisions before it, and a fresh generator from
