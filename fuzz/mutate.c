@@ -72,6 +72,19 @@ typedef struct rare_moment {
  * whatever held at all has held in few runs, and rare means nothing. */
 enum { RARE_KEPT = 64, RARE_RUNS = 8, RARE_AFTER = 32 };
 
+/* The process's first FRESH_FIRST mutations are fresh generators: a
+ * campaign's first inputs are the calm run and a few random schedules that
+ * did not fail, and every other kind is worse at finding a bug from them
+ * than a new random schedule is (a throwaway program, after the calm run
+ * and three fresh ones, lease_lock: fresh 14.8% of tries, a reseed 13.5%,
+ * the aim 10.8%, a continuation 7.6%; after forty, the aim 3.9%).  With
+ * the aim there from the start, lease_lock's full search was slower than
+ * coverage alone on 78 of 600 seeds and faster on 45 (median 8 against 7);
+ * with the first eight mutations fresh, 33 and 18 (7 against 7), while
+ * zk_newleader_ack, whose bug the aim finds, went from 91 to 98 executions
+ * (median of 200 seeds). */
+enum { FRESH_FIRST = 8 };
+
 /* Maps of inputs by hash, direct-mapped: every input run goes in, but one
  * that showed new behaviour (the likely corpus) is displaced only by
  * another such; plus the last input run, which libFuzzer mutates again when
@@ -89,6 +102,7 @@ static struct {
     rare_moment rare[RARE_KEPT];   /* in use: the first `rares`, filled in order and never emptied */
     int rares;
     uint64_t observed;             /* runs whose features were counted */
+    uint64_t mutations;            /* asked of the mutator in this process (splices too) */
     hf_item scratch[HF_ITEMS_MAX];
     uint8_t encoded[1 << 16];
 } M;
@@ -118,7 +132,7 @@ static void forget(void) {
     map_free(&M.last);
     for (int i = 0; i < RARE_KEPT; i++) free(M.rare[i].taken);
     memset(M.rare, 0, sizeof M.rare);
-    M.rares = M.observed = 0;
+    M.rares = M.observed = M.mutations = 0;
     free(M.seen);
     M.seen = NULL;
     M.seen_count = M.seen_cap = 0;
@@ -606,12 +620,14 @@ void hf_mutator_force_kind(hf_mutation_kind kind) {
     forced_kind = kind;
 }
 
-/* A kind at its share; an input with nothing to aim at gives the aim's
+/* A fresh generator among the process's first FRESH_FIRST mutations,
+ * then a kind at its share; an input with nothing to aim at gives the aim's
  * share to fresh generators (the aim takes its share from theirs where it
  * applies, and nowhere else), and so does the rewind where it has no rare
  * moment to go back from yet. */
 static hf_mutation_kind pick_kind(bool bytes, const input_map *m) {
     if (forced_kind != HF_MUT_KINDS && (forced_kind != HF_MUT_BYTES || bytes)) return forced_kind;
+    if (M.mutations <= FRESH_FIRST) return HF_MUT_FRESH;
     unsigned total = 0;
     for (int k = 0; k < HF_MUT_KINDS; k++) total += k == HF_MUT_BYTES && !bytes ? 0 : share[k];
     uint64_t x = below(total);
@@ -636,6 +652,7 @@ static void claim_items(hf_mutation *claim, hf_mutation_kind kind, const hf_item
 size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t seed, hf_byte_mutator *bytes,
                          hf_mutation *claim) {
     if (max_size == 0) return 0;
+    M.mutations++;
     hf_rng_seed(&rng, (uint64_t)seed << 32 ^ size);
     const input_map *m = map_of(data, size);
     for (int attempt = 0; attempt < 8; attempt++) {
@@ -660,6 +677,8 @@ size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t s
 
 size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out,
                         size_t max_size, uint32_t seed, hf_mutation *claim) {
+    if (M.mutations < FRESH_FIRST) return 0;   /* the caller mutates a instead, into a fresh generator */
+    M.mutations++;
     hf_rng_seed(&rng, (uint64_t)seed << 32 ^ a_size ^ b_size << 16);
     /* b's map may be evicted by learning a's: copy what is needed first. */
     const input_map *mb = map_of(b, b_size);

@@ -35,6 +35,10 @@
  *   splice     one input's decisions up to a moment, another's after it
  *   bytes      the engine's own byte mutation, as a share
  *
+ * A process's first eight mutations are all fresh generators: mutating the
+ * calm run and a few schedules that did not fail is worse than drawing new
+ * ones (the reasons and figures at FRESH_FIRST in mutate.c).
+ *
  * To know an input's decisions the mutator needs its run.  The harness hands
  * it every run it makes (hf_mutator_observe); an input it has not seen it
  * runs itself, and counts those runs (hf_mutator_runs), since they are
@@ -111,7 +115,8 @@ size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t s
 void hf_mutator_force_kind(hf_mutation_kind kind);
 
 /* Writes to `out` (at most max_size bytes) a splice of a and b at a
- * decision boundary; returns its size, 0 when none could be made. */
+ * decision boundary; returns its size, 0 when none could be made (and
+ * during the first mutations, which are fresh generators). */
 size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out,
                         size_t max_size, uint32_t seed, hf_mutation *claim);
 

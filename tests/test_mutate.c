@@ -6,7 +6,8 @@
  * a splice keeps the first input's run up to its cut; an aimed world
  * fault lands just after one of the run's moments; a rewind reaches a
  * rare `sometimes` more often than a fresh generator; a rare walk, which
- * fresh generators draw, still times world faults; the mutator counts
+ * fresh generators draw, still times world faults; a process's first
+ * mutations are fresh generators; the mutator counts
  * the runs it makes itself; HEISENFUZZ_FEATURES=0 takes behaviour out of
  * it.  On random inputs of world and interleaving
  * targets, under every sanitizer the suite builds.
@@ -357,6 +358,33 @@ static void check_rare_walk_world_faults(void) {
     }
 }
 
+/* A process's first eight mutations are fresh generators and make no
+ * splice; after them, mutations of other kinds come at their shares (about
+ * a quarter for a generator's input with nothing to aim at or rewind to),
+ * and splices are made. */
+static void check_fresh_first(const hf_target *t) {
+    hf_mutator_init(t);
+    const uint8_t in[] = {254, 0x20, 1, 2};
+    static uint8_t out[MUTANT_MAX];
+    static hf_mutation claim;
+    int fresh = 0, splices = 0, other = 0;
+    for (uint32_t seed = 1; seed <= 8; seed++) {
+        splices += hf_mutator_cross(in, sizeof in, in, sizeof in, out, sizeof out, seed, NULL) != 0;
+        memcpy(out, in, sizeof in);
+        hf_mutator_mutate(out, sizeof in, sizeof out, seed, NULL, &claim);
+        fresh += claim.kind == HF_MUT_FRESH;
+    }
+    for (uint32_t seed = 9; seed < 109; seed++) {
+        memcpy(out, in, sizeof in);
+        hf_mutator_mutate(out, sizeof in, sizeof out, seed, NULL, &claim);
+        other += claim.kind != HF_MUT_FRESH;
+    }
+    bool spliced = hf_mutator_cross(in, sizeof in, in, sizeof in, out, sizeof out, 109, NULL) != 0;
+    CHECK(fresh == 8 && splices == 0 && other >= 10 && spliced,
+          "the first 8 mutations are fresh generators (%d) and no splice (%d); of the next 100, %d of other kinds, "
+          "and a splice (%d)", fresh, splices, other, spliced);
+}
+
 int main(void) {
     check_features_off();   /* first: the child must not inherit a read setting */
     check_rare_walk_world_faults();
@@ -366,9 +394,10 @@ int main(void) {
     check_aim();
     check_rewind();
 
-    /* A splice keeps the first input's deviations up to its cut. */
+    /* A splice keeps the first input's deviations up to its cut (after
+     * the first mutations, which make none). */
     const hf_target *t = hf_target_find("diskless_agent_buggy");
-    hf_mutator_init(t);
+    check_fresh_first(t);
     uint8_t a[] = {254, 0x20, 1, 2}, b[] = {254, 0x34, 9, 9};
     static uint8_t out[MUTANT_MAX];
     static hf_mutation claim;
