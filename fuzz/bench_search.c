@@ -25,7 +25,8 @@
  * Each is run from an empty corpus with the target's dictionary, as
  * `heisenfuzz fuzz` does (AFL++, which wants a seed, from the calm run),
  * AFL++ with AFL_FAST_CAL=1: nearly every generated schedule is a new queue
- * entry, and its default eight calibration runs per entry would dominate.
+ * entry, and its default eight calibration runs per entry would dominate;
+ * and with AFL_CUSTOM_MUTATOR_ONLY=1, as `heisenfuzz fuzz --engine afl`.
  * Under each row the goals are checked, and lf-search is set against lf-cov
  * seed by seed, since a median of a few seeds cannot tell a cost from a
  * coin flip.
@@ -162,7 +163,7 @@ static outcome afl_runs(const char *bin_dir, const char *name, const char *dict,
     snprintf(cmd, sizeof cmd,
              "cd '%s' && AFL_BENCH_UNTIL_CRASH=1 AFL_FAST_CAL=1 AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_QUIET=1 "
              "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_SKIP_BIN_CHECK=1 HEISENFUZZ_MUTATOR_RUNS='%s/mutator-runs' "
-             "AFL_CUSTOM_MUTATOR_LIBRARY='%s/%s_afl_mutator.so' afl-fuzz -s %" PRIu64 " -E %" PRIu64
+             "AFL_CUSTOM_MUTATOR_ONLY=1 AFL_CUSTOM_MUTATOR_LIBRARY='%s/%s_afl_mutator.so' afl-fuzz -s %" PRIu64 " -E %" PRIu64
              " %s -i seeds -o findings -- '%s/%s_afl' >afl.log 2>&1",
              dir, dir, bin_dir, name, seed, max, dict_arg, bin_dir, name);
     double start = hf_wall_seconds();

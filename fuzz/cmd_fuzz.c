@@ -238,7 +238,10 @@ static int start_afl(campaign *c) {
     /* Nearly every generated schedule is a new queue entry; eight
      * calibration runs for each would be most of the campaign. */
     setenv("AFL_FAST_CAL", "1", 1);
-    if (c->mutator[0]) setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
+    if (c->mutator[0]) {
+        setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
+        setenv("AFL_CUSTOM_MUTATOR_ONLY", "1", 1);   /* see mutator_afl.c */
+    }
     for (int k = 0; k < c->jobs; k++) {
         char role[16], seed[32], time_arg[32];
         snprintf(role, sizeof role, k == 0 ? "main" : "s%d", k);
