@@ -241,6 +241,9 @@ static int start_afl(campaign *c) {
     if (c->mutator[0]) {
         setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
         setenv("AFL_CUSTOM_MUTATOR_ONLY", "1", 1);   /* see mutator_afl.c */
+        /* Fork-server mode: in AFL++'s persistent mode the run channel
+         * misses runs (mutator_afl.c), and the library reruns them. */
+        setenv("AFL_SKIP_BIN_CHECK", "1", 1);
     }
     for (int k = 0; k < c->jobs; k++) {
         char role[16], seed[32], time_arg[32];

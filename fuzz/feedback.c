@@ -1,9 +1,16 @@
 /*
  * feedback.c — the engine backends of feedback.h.
  */
+#define _GNU_SOURCE   /* shmat, shmctl under -std=c11 */
 #include "feedback.h"
 #include "calm.h"
 #include "mutate.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef HF_ENGINE_AFL
+#include <sys/shm.h>
+#endif
 
 #if !defined(HF_ENGINE_LIBFUZZER) && !defined(HF_ENGINE_AFL) && !defined(HF_ENGINE_NONE)
 #error "build with -DHF_ENGINE_LIBFUZZER, -DHF_ENGINE_AFL or -DHF_ENGINE_NONE (the replayer)"
@@ -34,6 +41,52 @@ __attribute__((constructor(101))) static void reserve_guards(void) {
 }
 
 static void engine_hit(uint64_t feature) { __sanitizer_cov_trace_pc_guard(&guards[feature % SLOTS]); }
+
+/* AFL++'s map, attached a second time from the shared memory segment the
+ * fuzzer names in __AFL_SHM_ID (NULL when there is none).  Not through
+ * __afl_area_ptr: afl-clang-fast declares that itself in every module it
+ * instruments, and a second declaration of the name breaks the link. */
+static uint8_t *afl_map(size_t *size) {
+    static uint8_t *map;
+    static size_t map_size;
+    static bool looked;
+    if (!looked) {
+        looked = true;
+        const char *id = getenv("__AFL_SHM_ID");
+        struct shmid_ds segment;
+        if (id && shmctl(atoi(id), IPC_STAT, &segment) == 0) {
+            void *p = shmat(atoi(id), NULL, 0);
+            if (p != (void *)-1) map = p, map_size = segment.shm_segsz;
+        }
+    }
+    *size = map_size;
+    return map;
+}
+
+/* AFL++'s classes of hit counts: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+. */
+static uint64_t hit_class(uint8_t hits) {
+    static const uint8_t floor[] = {1, 2, 3, 4, 8, 16, 32, 128};
+    uint64_t c = 0;
+    while (c + 1 < sizeof floor && hits >= floor[c + 1]) c++;
+    return c;
+}
+
+uint32_t hf_feedback_take_coverage(uint64_t *features, uint32_t max, bool keep_map) {
+    size_t size;
+    uint8_t *map = afl_map(&size);
+    uint32_t n = 0;
+    for (size_t edge = 0; edge < size && n < max; edge++) {
+        if (!map[edge]) continue;
+        /* One to one and never 0 (an odd multiplier), and unlike a behaviour feature's hash. */
+        features[n++] = (((uint64_t)edge << 3 | hit_class(map[edge])) + 1) * 0x9e3779b97f4a7c15ull;
+    }
+    /* All at once, after the loop, which is instrumented too. */
+    if (map && !keep_map) {
+        memset(map, 0, size);
+        map[0] = 1;
+    }
+    return n;
+}
 
 const char *hf_feedback_engine(void) { return "AFL++"; }
 #endif

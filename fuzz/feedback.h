@@ -21,11 +21,24 @@
 
 #include "behaviour.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* Hands the run's features to the engine, if the run, of `deviations`, is
  * among the calmer half of this process's runs (calm.h).  Under AFL++ the
  * process is one persistent-mode child of its fork server, which the
  * driver replaces after a batch of inputs: the rank starts again with each. */
 void hf_feedback_run(const hf_features *f, uint32_t deviations);
+
+/* Under AFL++, when the decision mutator library judges the runs
+ * (run_channel.h): moves the target's code coverage out of AFL++'s map
+ * into `features` (at most `max`; an edge with its hit count's class, as
+ * AFL++ classes them) and returns how many.  Unless `keep_map`, the map is
+ * left showing one constant edge: AFL++ queues a new entry, and runs it
+ * three more times to calibrate it, whenever a run shows it new bits, and
+ * here the mutator, which keeps its own corpus, is the judge.  A failing
+ * run keeps its map, so that AFL++ still tells crashes apart by coverage. */
+uint32_t hf_feedback_take_coverage(uint64_t *features, uint32_t max, bool keep_map);
 
 /* The engine this binary was built for: "libFuzzer", "AFL++" or "replayer". */
 const char *hf_feedback_engine(void);

@@ -22,6 +22,8 @@
  * LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver, with libFuzzer's own
  * byte mutation as a share.  Built with -DHF_BYTE_MUTATOR_ONLY, a fuzzer
  * keeps libFuzzer's byte mutation alone: the control of `bench --search`.
+ * AFL++ builds hand each run to the mutator library in afl-fuzz, when it
+ * asks for them (run_channel.h).
  * The runs the mutator makes itself are printed as
  * "stat::heisenfuzz_mutator_runs: N" at a failure and at exit, so that
  * benchmarks count them as executions.
@@ -40,6 +42,7 @@
 #include "mutate.h"
 #include "prop.h"
 #include "run.h"
+#include "run_channel.h"
 #include "sha1.h"
 #include "sim.h"
 #include "targets.h"
@@ -264,6 +267,23 @@ static void record_run(hf_discovery *log, const hf_features *features, const hf_
     hf_discovery_record_run(log, &facts);
 }
 
+#ifdef HF_ENGINE_AFL
+/* With the decision mutator library listening in afl-fuzz (run_channel.h),
+ * it judges the run: it gets the run's decisions, behaviour features and
+ * code coverage, and AFL++'s map is left nearly empty (feedback.h says
+ * why).  The library then mutates the inputs it found new, whichever
+ * entry AFL++ hands it.  Returns false, having run nothing, without one. */
+static bool run_for_mutator_library(const hf_target *t, const uint8_t *data, size_t size, hf_result *r) {
+    static hf_decision_log log;
+    static uint64_t code[HF_CHANNEL_CODE_MAX];
+    if (!hf_channel_connected()) return false;
+    hf_run_logged(t, data, size, &log, r);
+    uint32_t n = hf_feedback_take_coverage(code, HF_CHANNEL_CODE_MAX, r->outcome != HF_OK);
+    hf_channel_send(data, size, &log, hf_last_decisions(), hf_last_features(), code, n);
+    return true;
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int print_hashes = -1;
     hook_interrupt();
@@ -276,11 +296,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     start_mutator();
     hf_run_logged(t, data, size, hf_mutator_log(), &r);
     hf_mutator_observe(data, size);
+    hf_feedback_run(hf_last_features(), r.deviations);
+#elif defined(HF_ENGINE_AFL)
+    if (!run_for_mutator_library(t, data, size, &r)) {
+        hf_run(t, data, size, &r);
+        hf_feedback_run(hf_last_features(), r.deviations);
+    }
 #else
     hf_run(t, data, size, &r);
+    hf_feedback_run(hf_last_features(), r.deviations);
 #endif
     const hf_features *features = hf_last_features();
-    hf_feedback_run(features, r.deviations);
     if (log) record_run(log, features, &r, data, size);
     if (print_hashes && r.outcome == HF_OK)
         fprintf(stderr, "trace-hash: %016llx\n", (unsigned long long)r.trace_hash);

@@ -46,6 +46,7 @@ typedef struct input_map {
     bool complete;              /* `taken` holds all of the run's deviations */
     uint32_t deviations;
     hf_deviation *taken;
+    bool novel;                 /* the run showed behaviour or code new to the process */
     uint64_t novelty;           /* first decision showing a behaviour new to the process; UINT64_MAX none */
     uint32_t aims;              /* the run's moments to aim a world fault at (the first few) */
     aim_point aim[AIMS_KEPT];
@@ -209,96 +210,118 @@ static rare_moment *rare_slot(uint64_t feature, uint32_t runs) {
     return M.rares < RARE_KEPT ? &M.rare[M.rares] : commonest;
 }
 
-/* Keeps the last run's way to `feature`, first shown at decision `at`,
- * unless a run with no more deviations before it is kept already. */
-static void keep_rare(uint64_t feature, uint32_t runs, uint64_t at) {
-    const hf_decider *d = hf_last_decisions();
-    if (d->deviations > HF_DEVIATIONS_KEPT) return;   /* not all known */
+/* Keeps the run's way to `feature`, first shown at decision `at`, unless
+ * a run with no more deviations before it is kept already. */
+static void keep_rare(const hf_run_view *run, uint64_t feature, uint32_t runs, uint64_t at) {
+    if (run->deviations > HF_DEVIATIONS_KEPT) return;   /* not all known */
     uint32_t before = 0;
-    while (before < d->deviations && d->taken[before].index < at) before++;
+    while (before < run->deviations && run->taken[before].index < at) before++;
     rare_moment *r = rare_slot(feature, runs);
     if (!r || (r->feature == feature && r->deviations <= before)) return;
     if (!r->feature) M.rares++;
     free(r->taken);
     r->taken = must_alloc(before * sizeof *r->taken);
-    memcpy(r->taken, d->taken, before * sizeof *r->taken);
+    memcpy(r->taken, run->taken, before * sizeof *r->taken);
     r->feature = feature;
     r->index = at;
     r->deviations = before;
 }
 
-/* Counts the last run's features in the process's tally, keeps the rare
- * moments it reached, and returns the first decision at which it showed a
- * feature new to the process (UINT64_MAX for none). */
-static uint64_t note_novelty(void) {
+/* Counts the run's features and code coverage in the process's tally,
+ * keeps the rare moments it reached, and returns the first decision at
+ * which it showed a behaviour new to the process (UINT64_MAX for none);
+ * `novel` says whether it showed anything new, code included. */
+static uint64_t note_novelty(const hf_run_view *run, bool *novel) {
+    *novel = false;
+    for (uint32_t i = 0; i < run->code_count; i++)
+        if (count_run(run->code[i]) == 1) *novel = true;
     if (!hf_behaviour_steers()) return UINT64_MAX;
-    const hf_features *f = hf_last_features();
+    const hf_features *f = run->features;
     uint64_t first = UINT64_MAX;
     M.observed++;
     for (uint32_t i = 0; i < f->count; i++) {
         uint32_t runs = count_run(f->list[i]);
         if (runs == 1 && f->first_decision[i] < first) first = f->first_decision[i];
         if (f->kind[i] == HF_FEAT_PROPERTY && runs <= RARE_RUNS && f->first_decision[i] > 0)
-            keep_rare(f->list[i], runs, f->first_decision[i]);
+            keep_rare(run, f->list[i], runs, f->first_decision[i]);
     }
+    if (first != UINT64_MAX) *novel = true;
     return first;
 }
 
-/* The last run's aim points (at most AIMS_KEPT, in run order): each state
+/* The run's aim points (at most AIMS_KEPT, in run order): each state
  * change or held `sometimes` among its first `kept` decisions, with the
  * moment decision taken last before it.  Features come in the order the
  * run showed them, so one pass over the moment decisions serves them all. */
-static uint32_t find_aims(aim_point *aims, uint32_t kept) {
+static uint32_t find_aims(const hf_run_view *run, aim_point *aims, uint32_t kept) {
     if (!hf_behaviour_steers()) return 0;
-    const hf_features *f = hf_last_features();
-    uint32_t moments = M.log.moments < HF_LOG_MOMENTS ? M.log.moments : HF_LOG_MOMENTS, next = 0, n = 0;
+    const hf_features *f = run->features;
+    const hf_decision_log *log = run->log;
+    uint32_t moments = log->moments < HF_LOG_MOMENTS ? log->moments : HF_LOG_MOMENTS, next = 0, n = 0;
     for (uint32_t i = 0; i < f->count && n < AIMS_KEPT; i++) {
         uint64_t at = f->first_decision[i];
         if ((f->kind[i] != HF_FEAT_STATE && f->kind[i] != HF_FEAT_PROPERTY) || at == 0 || at > kept) continue;
         assert(i == 0 || at >= f->first_decision[i - 1]);
-        while (next < moments && M.log.moment[next].index < at) next++;
+        while (next < moments && log->moment[next].index < at) next++;
         if (next == 0) continue;   /* no moment decision before it */
-        const hf_moment_decision *pending = &M.log.moment[next - 1];
-        aims[n++] = (aim_point){.time_ns = M.log.time_ns[at - 1], .index = at, .moment = *pending,
-                                .moment_ns = M.log.time_ns[pending->index]};
+        const hf_moment_decision *pending = &log->moment[next - 1];
+        aims[n++] = (aim_point){.time_ns = log->time_ns[at - 1], .index = at, .moment = *pending,
+                                .moment_ns = log->time_ns[pending->index]};
     }
     return n;
 }
 
-/* Fills `m` from the last run, made of data[0..size) with M.log. */
-static void map_fill(input_map *m, const uint8_t *data, size_t size, uint64_t hash, uint64_t novelty) {
+/* Fills `m` from the run. */
+static void map_fill(input_map *m, const hf_run_view *run, uint64_t hash, bool novel, uint64_t novelty) {
     map_free(m);
-    const hf_decider *d = hf_last_decisions();
+    const hf_decision_log *log = run->log;
     m->hash = hash;
-    m->size = size;
-    m->decisions = M.log.decisions;
-    m->kept = M.log.decisions < HF_LOG_DECISIONS ? M.log.decisions : HF_LOG_DECISIONS;
+    m->size = run->size;
+    m->decisions = log->decisions;
+    m->kept = log->decisions < HF_LOG_DECISIONS ? log->decisions : HF_LOG_DECISIONS;
     m->tag = must_alloc(m->kept);
     m->width = must_alloc(m->kept);
-    memcpy(m->tag, M.log.tag, m->kept);
-    memcpy(m->width, M.log.width, m->kept);
-    m->items = hf_items_parse(&M.log, data, size, M.scratch, HF_ITEMS_MAX);
+    memcpy(m->tag, log->tag, m->kept);
+    memcpy(m->width, log->width, m->kept);
+    m->items = hf_items_parse(log, run->data, run->size, M.scratch, HF_ITEMS_MAX);
     m->item = must_alloc((m->items > 0 ? (size_t)m->items : 0) * sizeof *m->item);
     if (m->items > 0) memcpy(m->item, M.scratch, (size_t)m->items * sizeof *m->item);
-    m->complete = d->deviations <= HF_DEVIATIONS_KEPT;
-    m->deviations = m->complete ? d->deviations : HF_DEVIATIONS_KEPT;
+    m->complete = run->deviations <= HF_DEVIATIONS_KEPT;
+    m->deviations = m->complete ? run->deviations : HF_DEVIATIONS_KEPT;
     m->taken = must_alloc(m->deviations * sizeof *m->taken);
-    memcpy(m->taken, d->taken, m->deviations * sizeof *m->taken);
+    memcpy(m->taken, run->taken, m->deviations * sizeof *m->taken);
+    m->novel = novel;
     m->novelty = novelty;
-    m->aims = find_aims(m->aim, m->kept);
+    m->aims = find_aims(run, m->aim, m->kept);
 }
 
-/* Keeps the map of the last run, of data[0..size). */
-static input_map *keep(const uint8_t *data, size_t size, uint64_t hash) {
-    uint64_t novelty = note_novelty();
+/* Keeps the map of the run. */
+static input_map *keep(const hf_run_view *run, uint64_t hash) {
+    bool novel;
+    uint64_t novelty = note_novelty(run, &novel);
     input_map *slot = &M.cache[hash % CACHE_SLOTS];
-    bool protected = slot->hash && slot->novelty != UINT64_MAX;
-    input_map *m = novelty != UINT64_MAX || !protected ? slot : &M.last;
-    map_fill(m, data, size, hash, novelty);
+    bool protected = slot->hash && slot->novel;
+    input_map *m = novel || !protected ? slot : &M.last;
+    map_fill(m, run, hash, novel, novelty);
     return m;
 }
 
-void hf_mutator_observe(const uint8_t *data, size_t size) { keep(data, size, hash_input(data, size)); }
+/* The run this process made last, of data[0..size), logged in M.log. */
+static hf_run_view last_run(const uint8_t *data, size_t size) {
+    const hf_decider *d = hf_last_decisions();
+    return (hf_run_view){.data = data, .size = size, .log = &M.log, .taken = d->taken,
+                         .deviations = d->deviations, .features = hf_last_features()};
+}
+
+void hf_mutator_observe(const uint8_t *data, size_t size) {
+    hf_run_view run = last_run(data, size);
+    keep(&run, hash_input(data, size));
+}
+
+bool hf_mutator_observe_run(const hf_run_view *run) {
+    assert(run->log && run->features && (run->taken || !run->deviations));
+    return keep(run, hash_input(run->data, run->size))->novel;
+}
 
 /* The map of data[0..size): remembered, or learnt by running it. */
 static const input_map *map_of(const uint8_t *data, size_t size) {
@@ -310,7 +333,8 @@ static const input_map *map_of(const uint8_t *data, size_t size) {
     hf_result r;
     hf_run_logged(M.target, data, size, &M.log, &r);
     M.runs++;
-    return keep(data, size, hash);
+    hf_run_view run = last_run(data, size);
+    return keep(&run, hash);
 }
 
 /* ---- Items: decoding and encoding --------------------------------------------- */

@@ -42,13 +42,15 @@
  * To know an input's decisions the mutator needs its run.  The harness hands
  * it every run it makes (hf_mutator_observe); an input it has not seen it
  * runs itself, and counts those runs (hf_mutator_runs), since they are
- * executions as much as the engine's own.  The rewind's tallies count the
- * runs the mutator is handed or makes: under libFuzzer every run, under
- * AFL++ (whose mutator library runs beside the target, not in it) its own.
+ * executions as much as the engine's own.  Under AFL++ the target runs in
+ * another process, which hands each run over through a shared mapping
+ * (run_channel.h) to hf_mutator_observe_run, so there too the mutator
+ * learns every run the engine makes.
  */
 #ifndef HF_MUTATE_H
 #define HF_MUTATE_H
 
+#include "behaviour.h"
 #include "decide.h"
 #include "hf.h"
 #include "strategy.h"
@@ -101,6 +103,23 @@ hf_decision_log *hf_mutator_log(void);
 /* Called after every run of an input with the log given to hf_run_logged:
  * remembers its decisions, and notes behaviour new to this process. */
 void hf_mutator_observe(const uint8_t *data, size_t size);
+
+/* One run as the mutator learns from it: the input, the log hf_run_logged
+ * filled, the deviations the run took and the behaviour it showed. */
+typedef struct hf_run_view {
+    const uint8_t *data;
+    size_t size;
+    const hf_decision_log *log;
+    const hf_deviation *taken;   /* the first min(deviations, HF_DEVIATIONS_KEPT) */
+    uint32_t deviations;
+    const hf_features *features;
+    const uint64_t *code;        /* the target's code coverage as features, when the engine's */
+    uint32_t code_count;         /* map is not the judge of it (run_channel.h); else none */
+} hf_run_view;
+
+/* As hf_mutator_observe, for a run another process made (run_channel.h);
+ * returns whether the run showed behaviour or code new to this process. */
+bool hf_mutator_observe_run(const hf_run_view *run);
 
 /* Mutates data[0..size) in place into at most max_size bytes; returns the
  * new size.  `seed` drives every random choice; `bytes` (may be NULL) is

@@ -7,11 +7,24 @@
  *
  * AFL++ runs it inside afl-fuzz, and with AFL_CUSTOM_MUTATOR_ONLY=1 instead
  * of its own havoc stage, which would otherwise spend hundreds of byte
- * mutations on every queue entry the library passes on.  The target runs in the
- * fuzzed binary, out of reach, so the library holds the targets too, and
+ * mutations on every queue entry the library passes on.  The target runs in
+ * the fuzzed binary, out of reach, so the library holds the targets too, and
  * mutates for the one its file is named after (or HEISENFUZZ_TARGET names:
- * hf_target_for_program); it runs an input itself the first time it
- * mutates it.  Those runs are executions: the library counts them and,
+ * hf_target_for_program).
+ *
+ * The fuzzed binary hands it every run through the run channel
+ * (run_channel.h): decisions, behaviour features and code coverage.  The
+ * library judges them as libFuzzer's corpus would (new behaviour or new
+ * code), keeps the inputs that showed something new, and draws its parents
+ * from those, while AFL++'s map stays nearly empty (feedback.h: AFL++
+ * calibrates every new queue entry with three more runs, which cost the
+ * search more than half its executions).  A fuzzed binary from another
+ * build, or an input longer than the channel holds, it runs itself the
+ * first time it mutates it.  So does a campaign in AFL++'s persistent
+ * mode, which afl-fuzz chooses when it checks the binary: there the
+ * channel misses many runs (why is not yet known), so run afl-fuzz with
+ * AFL_SKIP_BIN_CHECK=1, as `heisenfuzz fuzz --engine afl` and the
+ * benchmark do.  Those runs are executions: the library counts them and,
  * when HEISENFUZZ_MUTATOR_RUNS names a file, keeps the count there for
  * benchmarks to add (afl-fuzz may end without telling its mutators).
  */
@@ -19,6 +32,7 @@
 #include "mutate.h"
 #include "files.h"
 #include "run.h"
+#include "run_channel.h"
 #include "targets.h"
 
 #include <dlfcn.h>
@@ -26,22 +40,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The inputs whose runs showed the library something new, the latest
+ * NOVEL_KEPT of them: its own corpus, from which it draws parents (and
+ * splice partners) whatever entry AFL++ hands over.  As libFuzzer does, a
+ * parent's mutants are stacked DEPTH deep, each one run. */
+enum { NOVEL_KEPT = 256, DEPTH = 5 };
+
 typedef struct afl_mutator {
     unsigned int seed;
     uint64_t calls;
     uint64_t runs_written;
     const char *runs_file;
-    uint8_t *out;
-    size_t out_cap;
+    uint8_t *out;            /* the last mutant */
+    size_t out_size, out_cap;
+    struct novel_input { uint8_t *bytes; size_t size; } novel[NOVEL_KEPT];
+    uint64_t novels;         /* kept so far, the oldest overwritten */
 } afl_mutator;
 
 /*
  * Mutations of one queue entry before AFL++ moves to the next.  AFL++'s own
  * count (hundreds, from the entry's score) kept a whole campaign on the calm
- * seed, where the mutator cannot aim at what later runs showed; 16 lets it
- * pick parents nearly as libFuzzer does (10 seeds, executions to the bug:
- * zk_newleader_ack 632 -> 204, kafka_hw_truncation 297 -> 275; 4 gave 172
- * and 474, 32 gave 317 and 204).
+ * seed when AFL++'s queue chose the parents (without a run channel, where
+ * 16 did best of 4, 16, 32 and 64); with the channel it hardly matters.
  */
 enum { TRIES_PER_ENTRY = 16 };
 
@@ -77,28 +97,70 @@ void *afl_custom_init(void *afl, unsigned int seed) {
     m->seed = seed;
     m->runs_file = getenv("HEISENFUZZ_MUTATOR_RUNS");
     hf_mutator_init(t);
+    /* afl-fuzz starts the target after its mutators: the target inherits the channel. */
+    if (!hf_channel_create(error, sizeof error))
+        fprintf(stderr, "heisenfuzz: %s; the mutator will run inputs itself\n", error);
     write_runs(m);
     return m;
+}
+
+/* Learns the run AFL++ made last, and keeps its input if it was new.
+ * Between two calls AFL++ runs the last mutant, and calibrates it if it
+ * is a new queue entry (the same run again). */
+static void learn_last_run(afl_mutator *m) {
+    hf_run_view run;
+    if (!hf_channel_receive(&run) || !hf_mutator_observe_run(&run)) return;
+    uint8_t *bytes = malloc(run.size ? run.size : 1);
+    if (!bytes) return;
+    if (run.size) memcpy(bytes, run.data, run.size);
+    struct novel_input *slot = &m->novel[m->novels++ % NOVEL_KEPT];
+    free(slot->bytes);
+    *slot = (struct novel_input){bytes, run.size};
+}
+
+static uint64_t mix(uint64_t x) {   /* splitmix64's finaliser */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* One of the kept inputs, if there are any; else the one AFL++ offered stays. */
+static void choose(const afl_mutator *m, uint64_t dice, const uint8_t **input, size_t *size) {
+    if (!m->novels) return;
+    const struct novel_input *n = &m->novel[dice % (m->novels < NOVEL_KEPT ? m->novels : NOVEL_KEPT)];
+    *input = n->bytes;
+    *size = n->size;
 }
 
 size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_buf, uint8_t *add_buf,
                        size_t add_buf_size, size_t max_size) {
     afl_mutator *m = data;
+    learn_last_run(m);
     if (max_size > m->out_cap) {
         uint8_t *grown = realloc(m->out, max_size);
         if (!grown) { *out_buf = buf; return buf_size; }
         m->out = grown;
         m->out_cap = max_size;
     }
-    uint32_t seed = (uint32_t)(m->seed * 2654435761u + (uint32_t)m->calls++);
+    uint64_t dice = mix((uint64_t)m->seed << 32 ^ m->calls++);
+    uint32_t seed = (uint32_t)dice;
     size_t n = 0;
-    /* A quarter splice with the partner AFL++ offers, as libFuzzer's do. */
-    if (add_buf && add_buf_size && seed % 4 == 0)
-        n = hf_mutator_cross(buf, buf_size, add_buf, add_buf_size, m->out, max_size, seed / 4, NULL);
-    if (n == 0 && buf_size <= max_size) {
-        memcpy(m->out, buf, buf_size);
-        n = hf_mutator_mutate(m->out, buf_size, max_size, seed, NULL, NULL);
+    if (m->out_size && m->out_size <= max_size && m->calls % DEPTH != 1) {
+        n = hf_mutator_mutate(m->out, m->out_size, max_size, seed, NULL, NULL);   /* stacked */
+    } else {
+        const uint8_t *parent = buf, *partner = add_buf;
+        size_t parent_size = buf_size, partner_size = add_buf ? add_buf_size : 0;
+        choose(m, dice >> 32, &parent, &parent_size);
+        choose(m, mix(dice), &partner, &partner_size);
+        /* A quarter splice, as libFuzzer's do. */
+        if (partner_size && seed % 4 == 0)
+            n = hf_mutator_cross(parent, parent_size, partner, partner_size, m->out, max_size, seed / 4, NULL);
+        if (n == 0 && parent_size <= max_size) {
+            memcpy(m->out, parent, parent_size);
+            n = hf_mutator_mutate(m->out, parent_size, max_size, seed, NULL, NULL);
+        }
     }
+    m->out_size = n;
     if (hf_mutator_runs() != m->runs_written) write_runs(m);
     if (n == 0) { *out_buf = buf; return buf_size; }   /* AFL++ needs something: the input unchanged */
     *out_buf = m->out;
@@ -106,9 +168,9 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
 }
 
 unsigned int afl_custom_fuzz_count(void *data, const unsigned char *buf, size_t buf_size) {
-    (void)data;
     (void)buf;
     (void)buf_size;
+    learn_last_run(data);
     return TRIES_PER_ENTRY;
 }
 
@@ -116,6 +178,8 @@ void afl_custom_deinit(void *data) {
     afl_mutator *m = data;
     write_runs(m);
     free(m->out);
+    for (int i = 0; i < NOVEL_KEPT; i++) free(m->novel[i].bytes);
     free(m);
+    hf_channel_close();
     hf_runtime_free();
 }
