@@ -162,8 +162,8 @@ static outcome afl_runs(const char *bin_dir, const char *name, const char *dict,
     char cmd[PATH_MAX * 6];
     snprintf(cmd, sizeof cmd,
              "cd '%s' && AFL_BENCH_UNTIL_CRASH=1 AFL_FAST_CAL=1 AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_QUIET=1 "
-             "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_SKIP_BIN_CHECK=1 HEISENFUZZ_MUTATOR_RUNS='%s/mutator-runs' "
-             "AFL_CUSTOM_MUTATOR_ONLY=1 AFL_CUSTOM_MUTATOR_LIBRARY='%s/%s_afl_mutator.so' afl-fuzz -s %" PRIu64 " -E %" PRIu64
+             "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 HEISENFUZZ_MUTATOR_RUNS='%s/mutator-runs' "
+             "AFL_CUSTOM_MUTATOR_ONLY=1 AFL_CUSTOM_MUTATOR_LIBRARY='%s/%s_afl_mutator.so' afl-fuzz -t 1000 -s %" PRIu64 " -E %" PRIu64
              " %s -i seeds -o findings -- '%s/%s_afl' >afl.log 2>&1",
              dir, dir, bin_dir, name, seed, max, dict_arg, bin_dir, name);
     double start = hf_wall_seconds();

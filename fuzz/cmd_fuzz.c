@@ -241,9 +241,6 @@ static int start_afl(campaign *c) {
     if (c->mutator[0]) {
         setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
         setenv("AFL_CUSTOM_MUTATOR_ONLY", "1", 1);   /* see mutator_afl.c */
-        /* Fork-server mode: in AFL++'s persistent mode the run channel
-         * misses runs (mutator_afl.c), and the library reruns them. */
-        setenv("AFL_SKIP_BIN_CHECK", "1", 1);
     }
     for (int k = 0; k < c->jobs; k++) {
         char role[16], seed[32], time_arg[32];
@@ -267,6 +264,16 @@ static int start_afl(campaign *c) {
         if (c->dict[0]) {
             args[n++] = "-x";
             args[n++] = c->dict;
+        }
+        /* AFL++ derives its timeout from the seeds' runs, the calm run's
+         * ~1 ms in persistent mode: 20 ms, which kills longer generated
+         * schedules before they finish.  A runaway schedule ends in the
+         * runtime's own budget anyway; this only guards the process. */
+        bool timeout_given = false;
+        for (int i = 0; i < c->extra_argc; i++) timeout_given |= strncmp(c->extra_argv[i], "-t", 2) == 0;
+        if (!timeout_given) {
+            args[n++] = "-t";
+            args[n++] = "1000";
         }
         for (int i = 0; i < c->extra_argc && n < 60; i++) args[n++] = c->extra_argv[i];
         args[n++] = "--";

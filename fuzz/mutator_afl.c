@@ -20,11 +20,11 @@
  * calibrates every new queue entry with three more runs, which cost the
  * search more than half its executions).  A fuzzed binary from another
  * build, or an input longer than the channel holds, it runs itself the
- * first time it mutates it.  So does a campaign in AFL++'s persistent
- * mode, which afl-fuzz chooses when it checks the binary: there the
- * channel misses many runs (why is not yet known), so run afl-fuzz with
- * AFL_SKIP_BIN_CHECK=1, as `heisenfuzz fuzz --engine afl` and the
- * benchmark do.  Those runs are executions: the library counts them and,
+ * first time it mutates it; so too a run AFL++ killed at its timeout
+ * before it reported.  AFL++ derives the timeout from the seeds, and
+ * the calm run takes about 1 ms in persistent mode, so give afl-fuzz
+ * -t 1000, as `heisenfuzz fuzz --engine afl` and the benchmark do (with
+ * AFL++'s 20 ms the library reran 728 of 909 runs).  Those runs are executions: the library counts them and,
  * when HEISENFUZZ_MUTATOR_RUNS names a file, keeps the count there for
  * benchmarks to add (afl-fuzz may end without telling its mutators).
  */

@@ -78,9 +78,9 @@ if command -v afl-fuzz >/dev/null && [ -f "$HF_OUT/kafka_idempotent_buggy_afl_mu
     mkdir -p "$tmp/afl-kafka-in"
     printf '\xff' >"$tmp/afl-kafka-in/calm"
     env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
-        AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1 AFL_BENCH_UNTIL_CRASH=1 HEISENFUZZ_MUTATOR_RUNS="$tmp/afl-kafka-runs" AFL_SKIP_BIN_CHECK=1 \
+        AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1 AFL_BENCH_UNTIL_CRASH=1 HEISENFUZZ_MUTATOR_RUNS="$tmp/afl-kafka-runs" \
         AFL_CUSTOM_MUTATOR_ONLY=1 AFL_CUSTOM_MUTATOR_LIBRARY="$PWD/$HF_OUT/kafka_idempotent_buggy_afl_mutator.so" \
-        timeout 300 afl-fuzz -i "$tmp/afl-kafka-in" -o "$tmp/afl-kafka-out" -s 1 -E 20000 \
+        timeout 300 afl-fuzz -t 1000 -i "$tmp/afl-kafka-in" -o "$tmp/afl-kafka-out" -s 1 -E 20000 \
         -- "$HF_OUT/kafka_idempotent_buggy_afl" >"$tmp/afl-kafka.log" 2>&1
     crash=$(ls "$tmp"/afl-kafka-out/default/crashes/id:* 2>/dev/null | head -1)
     if [ -n "$crash" ] && kafka_fails "$crash" && [ -s "$tmp/afl-kafka-runs" ]; then
