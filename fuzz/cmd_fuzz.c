@@ -242,6 +242,13 @@ static int start_afl(campaign *c) {
         setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
         setenv("AFL_CUSTOM_MUTATOR_ONLY", "1", 1);   /* see mutator_afl.c */
     }
+    if (c->mutator[0] && c->jobs > 1) {
+        /* Each instance's library keeps its corpus itself, AFL++'s queues
+         * staying empty: the instances share theirs here instead. */
+        char shared[PATH_MAX + 96];
+        snprintf(shared, sizeof shared, "%s/afl-shared-%s", c->dir, c->name);
+        setenv("HEISENFUZZ_SHARED_CORPUS", shared, 1);
+    }
     for (int k = 0; k < c->jobs; k++) {
         char role[16], seed[32], time_arg[32];
         snprintf(role, sizeof role, k == 0 ? "main" : "s%d", k);

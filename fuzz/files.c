@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,8 @@ uint8_t *hf_read_file(const char *path, size_t *size, char *error, size_t error_
     return data;
 }
 
-int hf_write_file(const char *path, const void *data, size_t size, char *error, size_t error_size) {
+static int write_via_temporary(const char *path, const void *data, size_t size, bool sync, char *error,
+                               size_t error_size) {
     size_t tmp_len = strlen(path) + sizeof ".tmp.XXXXXX";
     char *tmp = malloc(tmp_len);
     if (!tmp) { snprintf(error, error_size, "out of memory writing %s", path); return -1; }
@@ -66,7 +68,7 @@ int hf_write_file(const char *path, const void *data, size_t size, char *error, 
      * so it gets what open(..., 0666) would: 0666 less the umask. */
     mode_t mask = umask(0);
     umask(mask);
-    int ok = left == 0 && fchmod(fd, 0666 & ~mask) == 0 && fsync(fd) == 0;
+    int ok = left == 0 && fchmod(fd, 0666 & ~mask) == 0 && (!sync || fsync(fd) == 0);
     int saved = errno;   /* from write or fsync, whichever failed */
     if (close(fd) != 0 && ok) { ok = 0; saved = errno; }
     if (ok && rename(tmp, path) != 0) { ok = 0; saved = errno; }
@@ -109,4 +111,12 @@ int hf_make_dir(const char *path, hf_dir_parents parents, char *error, size_t er
         return -1;
     }
     return 0;
+}
+
+int hf_write_file(const char *path, const void *data, size_t size, char *error, size_t error_size) {
+    return write_via_temporary(path, data, size, true, error, error_size);
+}
+
+int hf_publish_file(const char *path, const void *data, size_t size, char *error, size_t error_size) {
+    return write_via_temporary(path, data, size, false, error, error_size);
 }

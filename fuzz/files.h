@@ -13,8 +13,14 @@
  * (naming the file) in `error`. */
 uint8_t *hf_read_file(const char *path, size_t *size, char *error, size_t error_size);
 
-/* Writes `path` atomically.  Returns 0, or -1 with a reason in `error`. */
+/* Writes `path` atomically and durably (synced before the rename).
+ * Returns 0, or -1 with a reason in `error`. */
 int hf_write_file(const char *path, const void *data, size_t size, char *error, size_t error_size);
+
+/* As hf_write_file, without the sync: for files other processes are to
+ * read whole now, not ones that must outlive a crash of the machine (a
+ * sync costs milliseconds, as much as a run). */
+int hf_publish_file(const char *path, const void *data, size_t size, char *error, size_t error_size);
 
 /* The directories commands write their files into.  HF_DIR_AND_PARENTS makes
  * every missing parent too (mkdir -p); HF_DIR_ONLY makes the last part alone,

@@ -27,12 +27,18 @@
  * AFL++'s 20 ms the library reran 728 of 909 runs).  Those runs are executions: the library counts them and,
  * when HEISENFUZZ_MUTATOR_RUNS names a file, keeps the count there for
  * benchmarks to add (afl-fuzz may end without telling its mutators).
+ *
+ * With AFL++'s queue empty, its instances (-M, -S) have nothing to share:
+ * when HEISENFUZZ_SHARED_CORPUS names a directory, as `heisenfuzz fuzz
+ * --engine afl --jobs N` does, the libraries share their corpora there
+ * (shared_corpus.h).
  */
 #define _GNU_SOURCE   /* dladdr */
 #include "mutate.h"
 #include "files.h"
 #include "run.h"
 #include "run_channel.h"
+#include "shared_corpus.h"
 #include "targets.h"
 
 #include <dlfcn.h>
@@ -55,6 +61,7 @@ typedef struct afl_mutator {
     size_t out_size, out_cap;
     struct novel_input { uint8_t *bytes; size_t size; } novel[NOVEL_KEPT];
     uint64_t novels;         /* kept so far, the oldest overwritten */
+    hf_shared_corpus *shared;   /* the campaign's other instances, if any */
 } afl_mutator;
 
 /*
@@ -64,6 +71,11 @@ typedef struct afl_mutator {
  * 16 did best of 4, 16, 32 and 64); with the channel it hardly matters.
  */
 enum { TRIES_PER_ENTRY = 16 };
+
+/* Mutations between two looks at what the campaign's other instances found
+ * (shared_corpus.h): a few seconds of a campaign, and a listing of a
+ * directory of a few thousand files. */
+enum { SHARE_EVERY = 4096 };
 
 void *afl_custom_init(void *afl, unsigned int seed);
 unsigned int afl_custom_fuzz_count(void *data, const unsigned char *buf, size_t buf_size);
@@ -75,7 +87,7 @@ static void write_runs(afl_mutator *m) {
     if (!m->runs_file) return;
     char text[32], error[512];
     int n = snprintf(text, sizeof text, "%llu\n", (unsigned long long)hf_mutator_runs());
-    if (hf_write_file(m->runs_file, text, (size_t)n, error, sizeof error) != 0)
+    if (hf_publish_file(m->runs_file, text, (size_t)n, error, sizeof error) != 0)
         fprintf(stderr, "heisenfuzz: %s\n", error);
     m->runs_written = hf_mutator_runs();
 }
@@ -100,9 +112,21 @@ void *afl_custom_init(void *afl, unsigned int seed) {
     /* afl-fuzz starts the target after its mutators: the target inherits the channel. */
     if (!hf_channel_create(error, sizeof error))
         fprintf(stderr, "heisenfuzz: %s; the mutator will run inputs itself\n", error);
+    const char *shared = getenv("HEISENFUZZ_SHARED_CORPUS");
+    if (shared && *shared && !(m->shared = hf_shared_open(shared, error, sizeof error)))
+        fprintf(stderr, "heisenfuzz: %s; this instance will not share its corpus\n", error);
     write_runs(m);
     return m;
 }
+
+/* Adds an input to the library's corpus; it owns `bytes` from here. */
+static void keep_input(afl_mutator *m, uint8_t *bytes, size_t size) {
+    struct novel_input *slot = &m->novel[m->novels++ % NOVEL_KEPT];
+    free(slot->bytes);
+    *slot = (struct novel_input){bytes, size};
+}
+
+static void take_shared(void *m, uint8_t *bytes, size_t size) { keep_input(m, bytes, size); }
 
 /* Learns the run AFL++ made last, and keeps its input if it was new.
  * Between two calls AFL++ runs the last mutant, and calibrates it if it
@@ -113,9 +137,8 @@ static void learn_last_run(afl_mutator *m) {
     uint8_t *bytes = malloc(run.size ? run.size : 1);
     if (!bytes) return;
     if (run.size) memcpy(bytes, run.data, run.size);
-    struct novel_input *slot = &m->novel[m->novels++ % NOVEL_KEPT];
-    free(slot->bytes);
-    *slot = (struct novel_input){bytes, run.size};
+    keep_input(m, bytes, run.size);
+    if (m->shared) hf_shared_put(m->shared, run.data, run.size);
 }
 
 static uint64_t mix(uint64_t x) {   /* splitmix64's finaliser */
@@ -142,6 +165,7 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
         m->out = grown;
         m->out_cap = max_size;
     }
+    if (m->shared && m->calls % SHARE_EVERY == SHARE_EVERY - 1) hf_shared_take(m->shared, take_shared, m);
     uint64_t dice = mix((uint64_t)m->seed << 32 ^ m->calls++);
     uint32_t seed = (uint32_t)dice;
     size_t n = 0;
@@ -179,6 +203,7 @@ void afl_custom_deinit(void *data) {
     write_runs(m);
     free(m->out);
     for (int i = 0; i < NOVEL_KEPT; i++) free(m->novel[i].bytes);
+    hf_shared_close(m->shared);
     free(m);
     hf_channel_close();
     hf_runtime_free();

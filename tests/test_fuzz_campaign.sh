@@ -47,6 +47,13 @@ if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/kafka_idempotent_buggy_afl" ]
         bash -c "[ -n '$engine_hash' ] && [ '$engine_hash' = '$replay_hash' ]"
     check "the folder holds AFL++'s queues, the discovery log and its chart" \
         bash -c "ls -d hf-work/afl-kafka_idempotent_buggy/main/queue && [ -s hf-work/kafka_idempotent_buggy.log ] && grep -q '<svg' hf-work/kafka_idempotent_buggy.svg"
+    # AFL++'s queues stay empty under the mutator library; each instance's
+    # library puts its new inputs where the others take them (the fixed
+    # variant, so that neither instance stops the campaign early).
+    "$hf" fuzz --engine afl --jobs 2 --seed 1 --time 4 kafka_idempotent >"$tmp/afl-shared.out" 2>&1
+    writers=$(ls hf-work/afl-shared-kafka_idempotent 2>/dev/null | grep -E '^[0-9]+-[0-9]+$' | cut -d- -f1 | sort -u | wc -l)
+    check "both instances of a 4 s campaign put their new inputs in hf-work/afl-shared-kafka_idempotent ($writers writers)" \
+        test "$writers" -eq 2
     cd "$OLDPWD" || exit 1
 else
     echo "not ok - afl-fuzz or the AFL++ build is missing (./build.sh --deps installs afl++)"
