@@ -51,11 +51,11 @@
 enum { MAX_SEEDS = 1000 };
 
 typedef enum {
-    S_RANDOM, S_SWARM, S_PCT, S_GENERATORS, S_LF_BYTES, S_LF_COV, S_LF_SEARCH, S_AFL_SEARCH, SEARCHES
+    S_RANDOM, S_SWARM, S_PCT, S_POS, S_SURW, S_GENERATORS, S_LF_BYTES, S_LF_COV, S_LF_SEARCH, S_AFL_SEARCH, SEARCHES
 } search_kind;
 
-static const char *const search_names[SEARCHES] = {"random", "swarm",     "pct",       "generators",
-                                                   "lf-bytes", "lf-cov", "lf-search", "afl-search"};
+static const char *const search_names[SEARCHES] = {"random",   "swarm",  "pct",       "pos",       "surw",
+                                                   "generators", "lf-bytes", "lf-cov", "lf-search", "afl-search"};
 
 typedef struct search_options {
     int seeds;
@@ -249,6 +249,8 @@ static outcome one_run(search_kind k, const hf_target *t, const char *bin_dir, c
     case S_RANDOM: return baseline_runs(t, HF_BASELINE_RANDOM, seed, max);
     case S_SWARM: return baseline_runs(t, HF_BASELINE_SWARM, seed, max);
     case S_PCT: return baseline_runs(t, HF_BASELINE_PCT, seed, max);
+    case S_POS: return baseline_runs(t, HF_BASELINE_POS, seed, max);
+    case S_SURW: return baseline_runs(t, HF_BASELINE_SURW, seed, max);
     case S_GENERATORS: return baseline_runs(t, HF_BASELINE_GENERATORS, seed, max);
     case S_LF_BYTES:
         snprintf(fuzzer, sizeof fuzzer, "%s/%s_bytes_fuzzer", bin_dir, t->name);
@@ -299,7 +301,7 @@ static void print_features_against_coverage(const outcome *coverage, const outco
  * that its row has the searches for. */
 static void print_goals(const summary *s, uint64_t max) {
     int best = -1;
-    for (int k = S_RANDOM; k <= S_PCT; k++)
+    for (int k = S_RANDOM; k <= S_SURW; k++)
         if (s[k].ran && (best < 0 || s[k].median < s[best].median)) best = k;
     const summary *full = &s[S_LF_SEARCH];
     if (!full->ran) return;
@@ -398,15 +400,16 @@ static const hf_option search_option_table[] = {
     {.name = "max-runs", HF_UINT(search_command_line, max_runs, 1, UINT64_MAX), .value_name = "N",
      .help = "a search that has not failed after N executions did not find the bug"},
     {.name = "only", HF_STRING(search_command_line, only), .value_name = "S,...",
-     .help = "only these searches: random, swarm, pct, generators, lf-bytes, lf-cov, lf-search, afl-search"},
+     .help = "only these searches: random, swarm, pct, pos, surw, generators, lf-bytes, lf-cov, lf-search, "
+             "afl-search"},
 };
 
 const hf_command_spec hf_bench_search_spec = {
     .name = "bench --search",
     .operands = "[TARGET...]",
     .summary = "executions to each buggy target's first failure (median, seeds that found it, wall seconds) for "
-               "random, swarm, pct, lf-bytes (libFuzzer's byte mutator, the control), lf-cov (the full search "
-               "without behaviour features), lf-search (the full search) and afl-search, with the goals checked",
+               "random, swarm, pct, pos, surw, lf-bytes (libFuzzer's byte mutator, the control), lf-cov (the full "
+               "search without behaviour features), lf-search (the full search) and afl-search, with the goals checked",
     .options_first = true,   /* the targets end the options */
     HF_OPTION_TABLE(search_option_table),
     .defaults = &search_defaults,

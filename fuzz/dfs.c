@@ -107,9 +107,10 @@ static int32_t running_option(uint64_t lo, uint64_t hi, const int *tasks) {
 }
 
 static uint64_t dfs_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                           uint64_t dflt, const int *tasks) {
+                           uint64_t dflt, const int *tasks, const hf_task_facts *facts) {
     hf_dfs *d = (hf_dfs *)base;
     (void)key;
+    (void)facts;
     bool task = HF_DECISION_CLASS(tag) == HF_DECISION_TASK;
     if (d->at < d->prefix) {
         hf_dfs_node *n = &d->path[d->at];

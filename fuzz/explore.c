@@ -23,11 +23,12 @@
 
 /* The baselines in hf_baseline_kind's order, then bytes and the enumeration. */
 typedef enum {
-    STRATEGY_RANDOM, STRATEGY_SWARM, STRATEGY_PCT, STRATEGY_GENERATORS, STRATEGY_BYTES, STRATEGY_DFS, STRATEGY_COUNT
+    STRATEGY_RANDOM, STRATEGY_SWARM, STRATEGY_PCT, STRATEGY_GENERATORS, STRATEGY_POS, STRATEGY_SURW, STRATEGY_BYTES,
+    STRATEGY_DFS, STRATEGY_COUNT
 } strategy_kind;
 
-static const char *const strategy_names[STRATEGY_COUNT + 1] = {"random", "swarm", "pct", "generators", "bytes", "dfs",
-                                                              NULL};
+static const char *const strategy_names[STRATEGY_COUNT + 1] = {"random", "swarm", "pct", "generators", "pos", "surw",
+                                                              "bytes", "dfs", NULL};
 /* In hf_dfs_bound_kind's order. */
 static const char *const bound_kind_names[] = {"deviations", "preemptions", NULL};
 
@@ -53,8 +54,8 @@ static const explore_options explore_defaults = {
 
 static const hf_option explore_option_table[] = {
     {.name = "strategy", HF_WORD(explore_options, strategy, strategy_names),
-     .help = "how schedules are drawn: uniform random decisions, swarm, PCT, generator records, random bytes, "
-             "or the bounded enumeration"},
+     .help = "how schedules are drawn: uniform random decisions, swarm, PCT, generator records, POS, a SURW-class "
+             "walk, random bytes, or the bounded enumeration"},
     {.name = "runs", HF_UINT(explore_options, runs, 0, UINT64_MAX), HF_GIVEN(explore_options, runs_given),
      .value_name = "N", .help = "at most N runs (dfs: until the bounded space is exhausted unless given)"},
     {.name = "seed", HF_UINT(explore_options, seed, 0, UINT64_MAX), .value_name = "S",
@@ -232,6 +233,9 @@ int hf_cmd_explore(int argc, char **argv) {
     printf("runs: %" PRIu64 "\nfailures: %" PRIu64 " (%.4f%%)\n", run, failures,
            run ? 100.0 * (double)failures / (double)run : 0.0);
     if (failures) printf("first failure: run %" PRIu64 "\n", first_failure);
+    if (hf_profile_runs())   /* before the first: counted apart, so that "run N" names the run it was */
+        printf("profile runs: %" PRIu64 " (the calm run, made to learn which accesses can race)\n",
+               hf_profile_runs());
     for (int k = 0; k < kind_count; k++) printf("  %" PRIu64 " x %s\n", kinds[k].count, kinds[k].message);
     if (o.strategy == STRATEGY_DFS) {
         printf("features: %" PRIu64 " distinct\n", distinct_features);

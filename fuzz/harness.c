@@ -24,7 +24,8 @@
  * keeps libFuzzer's byte mutation alone: the control of `bench --search`.
  * AFL++ builds hand each run to the mutator library in afl-fuzz, when it
  * asks for them (run_channel.h).
- * The runs the mutator makes itself are printed as
+ * The runs the fuzzer makes beyond the engine's (the mutator's own, and a
+ * program's calm profile: profile.c) are printed as
  * "stat::heisenfuzz_mutator_runs: N" at a failure and at exit, so that
  * benchmarks count them as executions.
  *
@@ -149,7 +150,9 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
                                  uint8_t *out, size_t max_out_size, unsigned int seed);
 
 static void print_mutator_runs(void) {
-    fprintf(stderr, "stat::heisenfuzz_mutator_runs: %llu\n", (unsigned long long)hf_mutator_runs());
+    fprintf(stderr, "stat::heisenfuzz_mutator_runs: %llu\n",
+            (unsigned long long)(hf_mutator_runs() + hf_profile_runs()));
+    hf_mutator_print_shares(stderr);
 }
 
 static void start_mutator(void) {

@@ -23,7 +23,7 @@
 
 /* What the facts lines of a campaign say (discovery.h), merged.  A log
  * without them (an older one) leaves these unknown, not zero. */
-enum { HF_CATEGORIES = 6 };          /* 0: unknown, then hf_feature_kind 1..5 */
+enum { HF_CATEGORIES = 7 };          /* 0: unknown, then hf_feature_kind 1..6 */
 
 typedef struct hf_log_prop {         /* one property, merged by kind, file, line and message */
     char kind[24];

@@ -11,6 +11,7 @@
 #include "mutate.h"
 #include "behaviour.h"
 #include "run.h"
+#include "sanitizer.h"
 #include "strategy.h"
 
 #define XXH_INLINE_ALL
@@ -94,8 +95,16 @@ enum { FRESH_FIRST = 8 };
  * it stacks mutations. */
 enum { CACHE_SLOTS = 1024 };
 
+/* Reads-from pairs (run.h) the process's runs showed, whose store site is
+ * known, for ordering constraints: open addressing on both sites, at most
+ * half full, so at most PAIRS_KEPT are kept. */
+enum { PAIR_SLOTS = 2048, PAIRS_KEPT = PAIR_SLOTS / 2 };
+
 static struct {
     const hf_target *target;
+    hf_reads_from_pair pair_slot[PAIR_SLOTS];
+    hf_reads_from_pair pair[PAIRS_KEPT];   /* the same, in first-seen order, to draw from */
+    uint32_t pairs;
     hf_decision_log log;
     input_map cache[CACHE_SLOTS];
     input_map last;
@@ -105,6 +114,15 @@ static struct {
     rare_moment rare[RARE_KEPT];   /* in use: the first `rares`, filled in order and never emptied */
     int rares;
     uint64_t observed;             /* runs whose features were counted */
+    /* What each kind of mutation, and each kind of fresh generator, has
+     * found (shares that learn, pick_kind and fresh): mutants run and
+     * observed, and of those the ones that showed something new. */
+    uint32_t tries[HF_MUT_KINDS], finds[HF_MUT_KINDS];
+    uint32_t generator_tries[16], generator_finds[16];
+    bool generator_drawn[16];
+    uint64_t mutant_hash;          /* the last mutant handed out (0: none pending) ... */
+    hf_mutation_kind mutant_kind;  /* ... its kind ... */
+    int mutant_generator;          /* ... and its fresh generator's kind, -1 for none */
     uint64_t mutations;            /* asked of the mutator in this process (splices too) */
     hf_item scratch[HF_ITEMS_MAX];
     uint8_t encoded[1 << 16];
@@ -136,6 +154,14 @@ static void forget(void) {
     for (int i = 0; i < RARE_KEPT; i++) free(M.rare[i].taken);
     memset(M.rare, 0, sizeof M.rare);
     M.rares = M.observed = M.mutations = 0;
+    memset(M.pair_slot, 0, sizeof M.pair_slot);
+    M.pairs = 0;
+    memset(M.tries, 0, sizeof M.tries);
+    memset(M.finds, 0, sizeof M.finds);
+    memset(M.generator_tries, 0, sizeof M.generator_tries);
+    memset(M.generator_finds, 0, sizeof M.generator_finds);
+    memset(M.generator_drawn, 0, sizeof M.generator_drawn);
+    M.mutant_hash = 0;
     free(M.seen);
     M.seen = NULL;
     M.seen_count = M.seen_cap = 0;
@@ -313,14 +339,48 @@ static hf_run_view last_run(const uint8_t *data, size_t size) {
                          .deviations = d->deviations, .features = hf_last_features()};
 }
 
+/* Notes the reads-from pairs of the run just made. */
+static void learn_pairs(void) {
+    uint32_t count;
+    const hf_reads_from_pair *p = hf_last_reads_from(&count);
+    for (uint32_t i = 0; i < count && M.pairs < PAIRS_KEPT; i++) {
+        if (!p[i].store_site) continue;   /* the first value: no store to order against */
+        size_t at = hf_mix64(p[i].load_site ^ hf_mix64(p[i].store_site)) % PAIR_SLOTS;
+        while (M.pair_slot[at].load_site && (M.pair_slot[at].load_site != p[i].load_site ||
+                                             M.pair_slot[at].store_site != p[i].store_site))
+            at = (at + 1) % PAIR_SLOTS;
+        if (M.pair_slot[at].load_site) continue;
+        M.pair_slot[at] = p[i];
+        M.pair[M.pairs++] = p[i];
+    }
+}
+
+/* The run of input `hash` showed something new or not: when it is the
+ * last mutant handed out, its kinds are credited with it. */
+static void credit(uint64_t hash, bool novel) {
+    if (!M.mutant_hash || hash != M.mutant_hash) return;
+    M.tries[M.mutant_kind]++;
+    M.finds[M.mutant_kind] += novel;
+    if (M.mutant_generator >= 0) {
+        M.generator_tries[M.mutant_generator]++;
+        M.generator_finds[M.mutant_generator] += novel;
+    }
+    M.mutant_hash = 0;
+}
+
 void hf_mutator_observe(const uint8_t *data, size_t size) {
     hf_run_view run = last_run(data, size);
-    keep(&run, hash_input(data, size));
+    uint64_t hash = hash_input(data, size);
+    credit(hash, keep(&run, hash)->novel);
+    learn_pairs();
 }
 
 bool hf_mutator_observe_run(const hf_run_view *run) {
     assert(run->log && run->features && (run->taken || !run->deviations));
-    return keep(run, hash_input(run->data, run->size))->novel;
+    uint64_t hash = hash_input(run->data, run->size);
+    bool novel = keep(run, hash)->novel;
+    credit(hash, novel);
+    return novel;
 }
 
 /* The map of data[0..size): remembered, or learnt by running it. */
@@ -333,6 +393,7 @@ static const input_map *map_of(const uint8_t *data, size_t size) {
     hf_result r;
     hf_run_logged(M.target, data, size, &M.log, &r);
     M.runs++;
+    learn_pairs();
     hf_run_view run = last_run(data, size);
     return keep(&run, hash);
 }
@@ -365,21 +426,27 @@ int hf_items_parse(const hf_decision_log *log, const uint8_t *data, size_t size,
     return n;
 }
 
-/* Decision order; at one index the generator comes first, so that an
- * explicit record there overrides its first decision. */
-static int item_order(const void *a, const void *b) {
+static bool is_order(const hf_item *it) { return it->generator && (it->mode & 15) == HF_GEN_ORDER; }
+
+int hf_item_order(const void *a, const void *b) {
     const hf_item *x = a, *y = b;
     if (x->index != y->index) return x->index < y->index ? -1 : 1;
-    return (int)y->generator - (int)x->generator;
+    if (x->generator != y->generator) return (int)y->generator - (int)x->generator;
+    if (is_order(x) != is_order(y)) return (int)is_order(y) - (int)is_order(x);
+    if (!is_order(x)) return 0;
+    uint32_t kx = x->seed | (uint32_t)x->stretch << 16, ky = y->seed | (uint32_t)y->stretch << 16;
+    return kx != ky ? (kx < ky ? -1 : 1) : 0;
 }
 
 size_t hf_items_encode(hf_item *items, int count, uint8_t *out, size_t max_size) {
-    qsort(items, (size_t)count, sizeof *items, item_order);
+    qsort(items, (size_t)count, sizeof *items, hf_item_order);
     size_t len = 0, last_start = 0;
     uint64_t at = 0;
     for (int i = 0; i < count; i++) {
         const hf_item *it = &items[i];
-        if (i > 0 && it->index == items[i - 1].index && it->generator == items[i - 1].generator) continue;
+        if (i > 0 && it->index == items[i - 1].index && it->generator == items[i - 1].generator &&
+            !is_order(it) && !is_order(&items[i - 1]))
+            continue;
         last_start = len;
         if (it->generator) {
             len = hf_encode_generator(&at, it->index, it->mode, it->seed, it->stretch, out, len, max_size);
@@ -400,6 +467,15 @@ static hf_rng rng;
 
 static uint64_t below(uint64_t n) { return n ? hf_rng_below(&rng, n) : 0; }
 
+/* Uniform in [0, 1). */
+static double uniform(void) { return (double)(hf_rng_next(&rng) >> 11) * 0x1p-53; }
+
+/* A kind's chance of making a mutant that shows something new, as this
+ * campaign has seen it: (finds + 1) / (tries + 2), Laplace's rule of
+ * succession, so that a kind not yet tried counts as even odds and one
+ * tried often counts as what it did. */
+static double success_rate(uint32_t finds, uint32_t tries) { return (finds + 1.0) / (tries + 2.0); }
+
 /* A fresh generator: mostly the kinds and intensities that find the
  * incident targets' bugs soonest on their own (measured one generator
  * record per run, as bench --search's `generators` column runs them):
@@ -407,19 +483,49 @@ static uint64_t below(uint64_t n) { return n ? hf_rng_below(&rng, n) : 0; }
  * around one preemption; d = 3 found them 3-4 times sooner than d = 2 or
  * 4), a level-0 walk (a fault at the right moment among many small ones),
  * walks of levels 1-3 (races that need a preemption at every other
- * decision); and sometimes any kind at any intensity. */
-hf_item hf_fresh_generator(hf_rng *r, uint64_t index) {
+ * decision); and sometimes any kind at any intensity.
+ *
+ * On a target whose tasks share memory (it preempts at its accesses: a
+ * pthread program), half are the two walks published for such programs,
+ * SURW and POS, one as often as the other: they sample the orders of
+ * racing accesses where the table above samples moments of faults, and
+ * neither was tuned on the incident targets.  The other half keeps the
+ * table, for the bugs of bounded depth PCT finds. */
+hf_item hf_fresh_generator(hf_rng *r, bool shared_memory, uint64_t index) {
     static const hf_generator_kind any_kind[] = {HF_GEN_WALK, HF_GEN_SWARM, HF_GEN_PCT, HF_GEN_TASKS, HF_GEN_FAULTS};
     uint64_t dice = hf_rng_below(r, 20);
     hf_generator_kind kind;
     unsigned level;
-    if (dice < 7) kind = HF_GEN_PCT, level = 2;
+    if (shared_memory && hf_rng_below(r, 2)) kind = hf_rng_below(r, 2) ? HF_GEN_SURW : HF_GEN_POS, level = 0;
+    else if (dice < 7) kind = HF_GEN_PCT, level = 2;
     else if (dice < 11) kind = HF_GEN_WALK, level = 0;
     else if (dice < 17) kind = HF_GEN_WALK, level = 1 + (unsigned)hf_rng_below(r, 3);
     else kind = any_kind[hf_rng_below(r, sizeof any_kind / sizeof any_kind[0])], level = (unsigned)hf_rng_below(r, 16);
     uint8_t stretch = hf_rng_below(r, 7) ? 0 : (uint8_t)(1 + hf_rng_below(r, 255));
     return (hf_item){.index = index, .generator = true, .mode = (uint8_t)(kind | level << 4),
                      .seed = (uint16_t)hf_rng_below(r, 65536), .stretch = stretch};
+}
+
+/* A fresh generator for a mutant: hf_fresh_generator's table is the prior,
+ * and a kind drawn from it is kept with a chance of its success rate over
+ * the best rate among the kinds drawn so far (else drawn again, eight
+ * times at most), so that in the end each kind comes as often as its
+ * share times its rate: the table's tuning for the incident targets gives
+ * way to what finds new behaviour on this target. */
+static hf_item fresh(uint64_t index) {
+    hf_item it = {0};
+    for (int draw = 0; draw < 8; draw++) {
+        it = hf_fresh_generator(&rng, M.target->preempt_at_accesses, index);
+        unsigned kind = it.mode & 15;
+        M.generator_drawn[kind] = true;
+        double best = 0;
+        for (unsigned k = 0; k < 16; k++)
+            if (M.generator_drawn[k] && success_rate(M.generator_finds[k], M.generator_tries[k]) > best)
+                best = success_rate(M.generator_finds[k], M.generator_tries[k]);
+        if (uniform() * best < success_rate(M.generator_finds[kind], M.generator_tries[kind])) break;
+    }
+    M.mutant_generator = it.mode & 15;
+    return it;
 }
 
 /* The raw value of an explicit deviation (decide.h: a step past the
@@ -512,8 +618,26 @@ static int build(hf_mutation_kind kind, const input_map *m) {
     if (m->items > 0) memcpy(out, m->item, (size_t)m->items * sizeof *out);
     switch (kind) {
     case HF_MUT_FRESH:
-        out[0] = hf_fresh_generator(&rng, 0);
+        out[0] = fresh(0);
         return 1;
+    case HF_MUT_ORDER: {
+        /* RFF's mutation: one or two reads-from pairs some run showed,
+         * each made a constraint that this load read from that store (the
+         * store before it) or read before it, not from it (the load before
+         * the store), on top of the input's schedule. */
+        if (m->items < 0 || !M.pairs) return -1;
+        for (int orders = below(3) ? 1 : 2; orders > 0; orders--) {
+            if (n == HF_ITEMS_MAX) return -1;
+            const hf_reads_from_pair *p = &M.pair[below(M.pairs)];
+            bool reads_from = below(2);
+            uint32_t before = hf_site_key(reads_from ? p->store_site : p->load_site);
+            uint32_t after = hf_site_key(reads_from ? p->load_site : p->store_site);
+            uint32_t keys = before | after << 12;
+            out[n++] = (hf_item){.index = 0, .generator = true, .mode = HF_GEN_ORDER, .seed = (uint16_t)keys,
+                                 .stretch = (uint8_t)(keys >> 16)};
+        }
+        return n;
+    }
     case HF_MUT_RESEED:
     case HF_MUT_RETUNE: {
         int g = items_where(m, true, which);
@@ -525,7 +649,7 @@ static int build(hf_mutation_kind kind, const input_map *m) {
             unsigned level = it->mode >> 4;
             switch (below(3)) {
             case 0: level = (unsigned)((int)level + (below(2) ? 1 : -1) * (int)(1 + below(2))) & 15u; break;
-            case 1: it->mode = hf_fresh_generator(&rng, 0).mode; level = it->mode >> 4; break;
+            case 1: it->mode = fresh(0).mode; level = it->mode >> 4; break;
             default: it->stretch = below(2) ? 0 : (uint8_t)(1 + below(255)); break;
             }
             it->mode = (uint8_t)((it->mode & 15) | level << 4);
@@ -538,7 +662,7 @@ static int build(hf_mutation_kind kind, const input_map *m) {
          * after it, which may be what made it), else anywhere. */
         uint64_t cut = m->novelty != UINT64_MAX && below(3) ? m->novelty + below(3) : below((uint64_t)m->decisions + 1);
         int k = prefix_items(m, cut, out);
-        out[k] = hf_fresh_generator(&rng, cut);
+        out[k] = fresh(cut);
         return k + 1;
     }
     case HF_MUT_ADD: {
@@ -599,7 +723,7 @@ static int build(hf_mutation_kind kind, const input_map *m) {
                          .value = hf_raw_for_choice(p->lo, p->hi, p->dflt, v)};
         int k = with_explicit(out, prefix_items(m, at->index, out), aimed);
         if (k < 0 || k == HF_ITEMS_MAX) return -1;
-        out[k] = hf_fresh_generator(&rng, at->index);
+        out[k] = fresh(at->index);
         return k + 1;
     }
     case HF_MUT_REWIND: {
@@ -611,7 +735,7 @@ static int build(hf_mutation_kind kind, const input_map *m) {
         uint64_t back = hf_of_bit_length((unsigned)below(7), hf_rng_next(&rng));   /* below 64 */
         uint64_t cut = r->index > back ? r->index - back : 0;
         int k = explicit_before(r->taken, r->deviations, cut, out);
-        out[k] = hf_fresh_generator(&rng, cut);
+        out[k] = fresh(cut);
         return k + 1;
     }
     case HF_MUT_SPLICE:
@@ -634,12 +758,27 @@ static int build(hf_mutation_kind kind, const input_map *m) {
  * cost); taken from fresh generators instead, it cost zk_newleader_ack a
  * third more (81 -> 107 in one build). */
 static const unsigned share[HF_MUT_KINDS] = {
-    [HF_MUT_FRESH] = 40, [HF_MUT_RESEED] = 13, [HF_MUT_RETUNE] = 4, [HF_MUT_CONTINUE] = 3,  [HF_MUT_ADD] = 1,
+    [HF_MUT_FRESH] = 30, [HF_MUT_ORDER] = 10, [HF_MUT_RESEED] = 13, [HF_MUT_RETUNE] = 4, [HF_MUT_CONTINUE] = 3,  [HF_MUT_ADD] = 1,
     [HF_MUT_DROP] = 1,   [HF_MUT_CHANGE] = 1,  [HF_MUT_MOVE] = 1,   [HF_MUT_SIMPLIFY] = 1,  [HF_MUT_AIM] = 24,
     [HF_MUT_REWIND] = 10, [HF_MUT_BYTES] = 1,
 };
 
 static hf_mutation_kind forced_kind = HF_MUT_KINDS;
+
+void hf_mutator_print_shares(FILE *out) {
+    static const char *const kind_name[HF_MUT_KINDS] = {
+        "fresh", "order", "reseed", "retune", "continue", "add", "drop", "change", "move", "simplify", "aim",
+        "rewind", "splice", "bytes"};
+    static const char *const generator_name[] = {"walk", "swarm", "pct", "tasks", "faults", "calm",
+                                                 "advance", "pos", "surw", "order"};
+    fprintf(out, "stat::heisenfuzz_shares:");
+    for (int k = 0; k < HF_MUT_KINDS; k++)
+        if (M.tries[k]) fprintf(out, " %s=%u/%u", kind_name[k], M.finds[k], M.tries[k]);
+    for (unsigned g = 0; g < sizeof generator_name / sizeof generator_name[0]; g++)
+        if (M.generator_tries[g])
+            fprintf(out, " gen-%s=%u/%u", generator_name[g], M.generator_finds[g], M.generator_tries[g]);
+    fprintf(out, "\n");
+}
 
 void hf_mutator_force_kind(hf_mutation_kind kind) {
     assert(kind <= HF_MUT_KINDS);
@@ -647,25 +786,56 @@ void hf_mutator_force_kind(hf_mutation_kind kind) {
 }
 
 /* A fresh generator among the process's first FRESH_FIRST mutations,
- * then a kind at its share; an input with nothing to aim at gives the aim's
- * share to fresh generators (the aim takes its share from theirs where it
- * applies, and nowhere else), and so does the rewind where it has no rare
- * moment to go back from yet. */
+ * then a kind at its share times its success rate (shares that learn).
+ * An input with nothing to aim at gives the aim's share to fresh
+ * generators (the aim takes its share from theirs where it applies, and
+ * nowhere else), and so does the rewind where it has no rare moment to go
+ * back from yet, and the ordering constraint where no run has shown a
+ * reads-from pair (every target but a program).  The constraint's tenth,
+ * taken from fresh generators, is the rewind's, not a swept value.  On a
+ * program, where runs show reads-from pairs, the idle shares go to the
+ * ordering constraint instead: the aim and the rewind steer by a world's
+ * moments and a target's sometimes, which a program has none of, and the
+ * reads-from pairs are its own guidance, as they are all of RFF's. */
 static hf_mutation_kind pick_kind(bool bytes, const input_map *m) {
     if (forced_kind != HF_MUT_KINDS && (forced_kind != HF_MUT_BYTES || bytes)) return forced_kind;
     if (M.mutations <= FRESH_FIRST) return HF_MUT_FRESH;
-    unsigned total = 0;
-    for (int k = 0; k < HF_MUT_KINDS; k++) total += k == HF_MUT_BYTES && !bytes ? 0 : share[k];
-    uint64_t x = below(total);
+    /* The shares of the kinds that cannot apply go to their stand-in
+     * first, so that the stand-in's own record weighs them too. */
+    double weight[HF_MUT_KINDS] = {0}, total = 0;
+    hf_mutation_kind stand_in = M.pairs ? HF_MUT_ORDER : HF_MUT_FRESH;
     for (int k = 0; k < HF_MUT_KINDS; k++) {
-        unsigned s = k == HF_MUT_BYTES && !bytes ? 0 : share[k];
-        if (x < s) {
-            bool idle = (k == HF_MUT_AIM && !m->aims) || (k == HF_MUT_REWIND && !can_rewind());
-            return idle ? HF_MUT_FRESH : (hf_mutation_kind)k;
-        }
-        x -= s;
+        bool idle = (k == HF_MUT_AIM && !m->aims) || (k == HF_MUT_REWIND && !can_rewind()) ||
+                    (k == HF_MUT_ORDER && !M.pairs) || (k == HF_MUT_BYTES && !bytes);
+        weight[idle ? stand_in : k] += k == HF_MUT_BYTES && !bytes ? 0 : share[k];
+    }
+    for (int k = 0; k < HF_MUT_KINDS; k++) {
+        weight[k] *= success_rate(M.finds[k], M.tries[k]);
+        total += weight[k];
+    }
+    double x = uniform() * total;
+    for (int k = 0; k < HF_MUT_KINDS; k++) {
+        if (x < weight[k]) return (hf_mutation_kind)k;
+        x -= weight[k];
     }
     return HF_MUT_FRESH;
+}
+
+/* The mutant data[0..size), of kind M.mutant_kind, goes to the engine:
+ * its run, when observed, credits that kind (credit). */
+static size_t handed_out(const uint8_t *data, size_t size) {
+    M.mutant_hash = hash_input(data, size);
+    return size;
+}
+
+/* The engine's byte mutation of data[0..size), 0 without one.  libFuzzer
+ * is not built with MSan, so what its mutator writes looks uninitialized
+ * to an MSan build of the mutator, which then hashes it. */
+static size_t byte_mutation(hf_byte_mutator *bytes, uint8_t *data, size_t size, size_t max_size) {
+    if (!bytes) return 0;
+    size_t len = bytes(data, size, max_size);
+    hf_msan_unpoison(data, len);
+    return len;
 }
 
 static void claim_items(hf_mutation *claim, hf_mutation_kind kind, const hf_item *items, int n) {
@@ -683,9 +853,11 @@ size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t s
     const input_map *m = map_of(data, size);
     for (int attempt = 0; attempt < 8; attempt++) {
         hf_mutation_kind kind = attempt == 7 ? HF_MUT_FRESH : pick_kind(bytes != NULL, m);
+        M.mutant_kind = kind;
+        M.mutant_generator = -1;
         if (kind == HF_MUT_BYTES) {
             if (claim) { claim->kind = kind; claim->count = 0; }
-            return bytes(data, size, max_size);
+            return handed_out(data, byte_mutation(bytes, data, size, max_size));
         }
         int n = build(kind, m);
         if (n < 0) continue;
@@ -695,10 +867,12 @@ size_t hf_mutator_mutate(uint8_t *data, size_t size, size_t max_size, uint32_t s
         if (len == size && !memcmp(M.encoded, data, len)) continue;   /* no change */
         claim_items(claim, kind, M.scratch, n);
         memcpy(data, M.encoded, len);
-        if (len == 0) return bytes ? bytes(data, size, max_size) : 0;   /* all deviations gone: the calm run */
-        return len;
+        if (len == 0) return handed_out(data, byte_mutation(bytes, data, size, max_size));   /* the calm run */
+        return handed_out(data, len);
     }
-    return bytes ? bytes(data, size, max_size) : 0;
+    M.mutant_kind = HF_MUT_BYTES;
+    M.mutant_generator = -1;
+    return handed_out(data, byte_mutation(bytes, data, size, max_size));
 }
 
 size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out,
@@ -721,7 +895,7 @@ size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_
     const hf_item *carried = NULL;   /* b's generator running at the cut goes on from there */
     for (int i = 0; i < nb; i++) {
         const hf_item *it = &b_items[i];
-        if (it->index >= cut) M.scratch[n++] = *it;
+        if (it->index >= cut || is_order(it)) M.scratch[n++] = *it;   /* b's constraints hold all run */
         else if (it->generator) carried = it;
     }
     if (carried) {
@@ -729,6 +903,9 @@ size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_
         M.scratch[n++].index = cut;
     }
     size_t len = hf_items_encode(M.scratch, n, out, max_size);
-    if (len) claim_items(claim, HF_MUT_SPLICE, M.scratch, n);
-    return len;
+    if (!len) return 0;
+    claim_items(claim, HF_MUT_SPLICE, M.scratch, n);
+    M.mutant_kind = HF_MUT_SPLICE;
+    M.mutant_generator = -1;
+    return handed_out(out, len);
 }

@@ -57,9 +57,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum hf_mutation_kind {
-    HF_MUT_FRESH, HF_MUT_RESEED, HF_MUT_RETUNE, HF_MUT_CONTINUE, HF_MUT_ADD, HF_MUT_DROP, HF_MUT_CHANGE,
+    HF_MUT_FRESH, HF_MUT_ORDER, HF_MUT_RESEED, HF_MUT_RETUNE, HF_MUT_CONTINUE, HF_MUT_ADD, HF_MUT_DROP, HF_MUT_CHANGE,
     HF_MUT_MOVE, HF_MUT_SIMPLIFY, HF_MUT_AIM, HF_MUT_REWIND, HF_MUT_SPLICE, HF_MUT_BYTES, HF_MUT_KINDS
 } hf_mutation_kind;
 
@@ -142,10 +143,21 @@ size_t hf_mutator_cross(const uint8_t *a, size_t a_size, const uint8_t *b, size_
 /* Runs the mutator made itself to learn inputs it had not seen. */
 uint64_t hf_mutator_runs(void);
 
+/* Writes one line, "stat::heisenfuzz_shares:", then for each mutation kind
+ * and each fresh generator kind tried so far NAME=FINDS/TRIES (the
+ * generators' names after "gen-"): what the shares that learn have seen. */
+void hf_mutator_print_shares(FILE *out);
+
 /* Decodes the records of an input from its run's log (the last
  * hf_run_logged of it); returns the count, or -1 when the log could not
  * keep them all. */
 int hf_items_parse(const hf_decision_log *log, const uint8_t *data, size_t size, hf_item *items, int max);
+
+/* Items in the order they are encoded, for qsort: by decision; at one
+ * index the generator first, so that an explicit record there overrides
+ * its first decision, and ordering constraints before it (by their keys:
+ * several may share an index). */
+int hf_item_order(const void *a, const void *b);
 
 /* Encodes items (any order) into bytes; returns the size, 0 when it does
  * not fit in max_size (or there is nothing to encode). */
@@ -153,7 +165,8 @@ size_t hf_items_encode(hf_item *items, int count, uint8_t *out, size_t max_size)
 
 /* A fresh generator record starting at decision `index`, drawn as the
  * mutator draws one for a new random schedule (its kinds and intensities
- * in mutate.c); the `generators` baseline (strategy.h) draws its runs so. */
-hf_item hf_fresh_generator(hf_rng *r, uint64_t index);
+ * in mutate.c) on a target that does or does not preempt at its shared
+ * memory accesses; the `generators` baseline (strategy.h) draws its runs so. */
+hf_item hf_fresh_generator(hf_rng *r, bool shared_memory, uint64_t index);
 
 #endif

@@ -38,7 +38,7 @@ const hf_target *hf_fuzzer_start(int *argc, char ***argv);
 
 static int usage(const char *prog, const char *problem) {
     fprintf(stderr, "%s: %s\nusage: %s --replay FILE...\n       %s --minimize FILE -o OUT\n"
-                    "       %s --explore [--strategy random|swarm|pct|generators|bytes|dfs] [--runs N] [--seed S] [--depth D] [--bound K] [--until-fail]\n"
+                    "       %s --explore [--strategy random|swarm|pct|generators|pos|surw|bytes|dfs] [--runs N] [--seed S] [--depth D] [--bound K] [--until-fail]\n"
                     "       %s --bench-plateau [--campaigns N] [--runs N] [--max-bound K]\n"
                     "       %s [libFuzzer flags] [CORPUS...]\n", prog, problem, prog, prog, prog, prog, prog);
     return 2;

@@ -31,11 +31,12 @@ static uint64_t uniform(hf_rng *r, uint64_t lo, uint64_t hi) {
 /* ---- Uniform random ------------------------------------------------------ */
 
 static uint64_t random_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                              uint64_t dflt, const int *tasks) {
+                              uint64_t dflt, const int *tasks, const hf_task_facts *facts) {
     (void)tag;
     (void)key;
     (void)dflt;
     (void)tasks;
+    (void)facts;
     return uniform(&((hf_random_strategy *)base)->rng, lo, hi);
 }
 
@@ -53,10 +54,11 @@ static uint64_t initial_priority(hf_pct_strategy *s) {
 }
 
 static uint64_t pct_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                           uint64_t dflt, const int *tasks) {
+                           uint64_t dflt, const int *tasks, const hf_task_facts *facts) {
     hf_pct_strategy *s = (hf_pct_strategy *)base;
     (void)key;
     (void)dflt;
+    (void)facts;
     if (HF_DECISION_CLASS(tag) != HF_DECISION_TASK || !tasks) return uniform(&s->rng, lo, hi);
     int n = (int)(hi - lo + 1);
     for (int i = 0; i < n; i++)
@@ -96,38 +98,40 @@ void hf_pct_end_run(hf_pct_strategy *s, uint64_t steps) {
     if (steps > s->steps_estimate) s->steps_estimate = steps;
 }
 
-/* ---- Swarm --------------------------------------------------------------- */
+/* ---- A fresh generator each run: swarm, POS, SURW ------------------------ */
 
-static uint64_t swarm_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                             uint64_t dflt, const int *tasks) {
-    return hf_generate(&((hf_swarm_strategy *)base)->run, tag, key, lo, hi, dflt, tasks);
+static uint64_t fresh_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
+                             uint64_t dflt, const int *tasks, const hf_task_facts *facts) {
+    return hf_generate(&((hf_fresh_strategy *)base)->run, tag, key, lo, hi, dflt, tasks, facts);
 }
 
-void hf_swarm_strategy_init(hf_swarm_strategy *s, uint64_t seed) {
-    s->base.decide = swarm_decide;
+void hf_fresh_strategy_init(hf_fresh_strategy *s, hf_generator_kind kind, uint64_t seed) {
+    s->base.decide = fresh_decide;
+    s->kind = kind;
     hf_rng_seed(&s->rng, seed);
 }
 
-void hf_swarm_begin_run(hf_swarm_strategy *s) {
-    hf_generator_init(&s->run, HF_GEN_SWARM, 0, hf_rng_next(&s->rng), 0, UINT64_MAX);
+void hf_fresh_begin_run(hf_fresh_strategy *s) {
+    hf_generator_init(&s->run, s->kind, 0, hf_rng_next(&s->rng), 0, UINT64_MAX);
 }
 
 /* ---- The search's generators, unguided ----------------------------------- */
 
 static uint64_t generator_decide(hf_strategy *base, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                                 uint64_t dflt, const int *tasks) {
+                                 uint64_t dflt, const int *tasks, const hf_task_facts *facts) {
     hf_generator_strategy *s = (hf_generator_strategy *)base;
     /* Past its stretch, the calm run: as the record's decoding has it. */
-    return s->decisions++ < s->run.end ? hf_generate(&s->run, tag, key, lo, hi, dflt, tasks) : dflt;
+    return s->decisions++ < s->run.end ? hf_generate(&s->run, tag, key, lo, hi, dflt, tasks, facts) : dflt;
 }
 
-void hf_generator_strategy_init(hf_generator_strategy *s, uint64_t seed) {
+void hf_generator_strategy_init(hf_generator_strategy *s, bool shared_memory, uint64_t seed) {
+    s->shared_memory = shared_memory;
     s->base.decide = generator_decide;
     hf_rng_seed(&s->rng, seed);
 }
 
 void hf_generator_begin_run(hf_generator_strategy *s) {
-    hf_item it = hf_fresh_generator(&s->rng, 0);
+    hf_item it = hf_fresh_generator(&s->rng, s->shared_memory, 0);
     s->decisions = 0;
     hf_generator_init(&s->run, (hf_generator_kind)(it.mode & 15), it.mode >> 4, it.seed, 0,
                       hf_stretch_decisions(it.stretch));
@@ -139,9 +143,12 @@ void hf_baseline_init(hf_baseline *b, const hf_target *t, hf_baseline_kind kind,
     b->kind = kind;
     b->target = t;
     hf_random_strategy_init(&b->random, seed);
-    hf_swarm_strategy_init(&b->swarm, seed);
+    static const hf_generator_kind fresh_kind[] = {
+        [HF_BASELINE_SWARM] = HF_GEN_SWARM, [HF_BASELINE_POS] = HF_GEN_POS, [HF_BASELINE_SURW] = HF_GEN_SURW,
+    };
+    hf_fresh_strategy_init(&b->fresh, fresh_kind[kind], seed);
     hf_pct_strategy_init(&b->pct, seed, depth);
-    hf_generator_strategy_init(&b->generators, seed);
+    hf_generator_strategy_init(&b->generators, t->preempt_at_accesses, seed);
     if (kind == HF_BASELINE_PCT) {
         hf_result calm;
         hf_run(t, NULL, 0, &calm);
@@ -155,8 +162,10 @@ void hf_baseline_run(hf_baseline *b, hf_result *r) {
         hf_run_strategy(b->target, &b->random.base, r);
         break;
     case HF_BASELINE_SWARM:
-        hf_swarm_begin_run(&b->swarm);
-        hf_run_strategy(b->target, &b->swarm.base, r);
+    case HF_BASELINE_POS:
+    case HF_BASELINE_SURW:
+        hf_fresh_begin_run(&b->fresh);
+        hf_run_strategy(b->target, &b->fresh.base, r);
         break;
     case HF_BASELINE_PCT:
         hf_pct_begin_run(&b->pct);

@@ -15,6 +15,12 @@
  *                    from rare to storm) and decides at those rates: the
  *                    swarm generator of decide.h with a fresh 64-bit seed per
  *                    run, as FoundationDB's and TigerBeetle's simulators do.
+ *   POS              partial order sampling (Yuan et al.): random priorities
+ *                    per event, redrawn for the events that race with one
+ *                    that ran (decide.h's pos generator, a fresh seed per run).
+ *   SURW             a SURW-class walk (Ozkan et al.): the next task drawn in
+ *                    proportion to the events it has still to make, as the
+ *                    calm run counted them (decide.h's surw generator).
  *   generators       each run one generator record drawn as the search's
  *                    mutator draws a fresh one (mutate.h): the search's own
  *                    random schedules without its guidance, to tell what the
@@ -60,38 +66,43 @@ void hf_pct_begin_run(hf_pct_strategy *s);
 /* Learns k from the runs seen (the largest step count so far). */
 void hf_pct_end_run(hf_pct_strategy *s, uint64_t steps);
 
-typedef struct hf_swarm_strategy {
+/* Swarm, POS and SURW: a generator of decide.h over the whole run, with a
+ * fresh 64-bit seed each run. */
+typedef struct hf_fresh_strategy {
     hf_strategy base;
     hf_rng rng;
-    hf_generator run;                   /* this run's profile */
-} hf_swarm_strategy;
+    hf_generator_kind kind;             /* HF_GEN_SWARM, HF_GEN_POS or HF_GEN_SURW */
+    hf_generator run;                   /* this run's generator */
+} hf_fresh_strategy;
 
-void hf_swarm_strategy_init(hf_swarm_strategy *s, uint64_t seed);
-/* Draws this run's profile; call before every run. */
-void hf_swarm_begin_run(hf_swarm_strategy *s);
+void hf_fresh_strategy_init(hf_fresh_strategy *s, hf_generator_kind kind, uint64_t seed);
+/* Draws this run's generator; call before every run. */
+void hf_fresh_begin_run(hf_fresh_strategy *s);
 
 typedef struct hf_generator_strategy {
     hf_strategy base;
     hf_rng rng;
     hf_generator run;                   /* this run's generator */
     uint64_t decisions;                 /* taken so far this run */
+    bool shared_memory;                 /* the target preempts at its accesses (mutate.h) */
 } hf_generator_strategy;
 
-void hf_generator_strategy_init(hf_generator_strategy *s, uint64_t seed);
+void hf_generator_strategy_init(hf_generator_strategy *s, bool shared_memory, uint64_t seed);
 /* Draws this run's generator; call before every run. */
 void hf_generator_begin_run(hf_generator_strategy *s);
 
 /* ---- One run after another of a baseline ---------------------------------- */
 
 typedef enum hf_baseline_kind {
-    HF_BASELINE_RANDOM, HF_BASELINE_SWARM, HF_BASELINE_PCT, HF_BASELINE_GENERATORS
+    HF_BASELINE_RANDOM, HF_BASELINE_SWARM, HF_BASELINE_PCT, HF_BASELINE_GENERATORS, HF_BASELINE_POS,
+    HF_BASELINE_SURW
 } hf_baseline_kind;
 
 typedef struct hf_baseline {
     hf_baseline_kind kind;
     const struct hf_target *target;
     hf_random_strategy random;
-    hf_swarm_strategy swarm;
+    hf_fresh_strategy fresh;            /* swarm, POS, SURW */
     hf_pct_strategy pct;
     hf_generator_strategy generators;
 } hf_baseline;

@@ -34,6 +34,7 @@ const char *hf_feature_kind_name(int kind) {
     case HF_FEAT_PROPERTY: return "property";
     case HF_FEAT_MESSAGE: return "message";
     case HF_FEAT_FAULT: return "fault";
+    case HF_FEAT_READS_FROM: return "reads-from";
     }
     return NULL;
 }

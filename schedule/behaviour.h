@@ -8,6 +8,12 @@
  *                  had just done, what the task arriving was doing)
  *   state          a target's abstract state transitions (hf_state)
  *   property       each sometimes/reachable that held in this run
+ *   reads-from     at each shared load of a target that preempts at its
+ *                  accesses, the pair (the load's site, the site of the
+ *                  store it read, or none: the first value; sites by their
+ *                  number, schedule/profile.c), as reads-from
+ *                  fuzzing (RFF) takes it: which write each read saw is
+ *                  what a shared-memory bug turns on
  * and the simulated world adds message orders and faults.  "What a task
  * did" is its last traced action with digits removed from its text, so
  * "read 3" and "read 4" are one action and counts do not swamp the set.
@@ -44,11 +50,12 @@ typedef enum hf_feature_kind {
     HF_FEAT_PROPERTY,
     HF_FEAT_MESSAGE,
     HF_FEAT_FAULT,
+    HF_FEAT_READS_FROM,
 } hf_feature_kind;
 
 void hf_features_reset(hf_features *f);
-/* "interleaving", "state", "property", "message", "fault"; NULL for a
- * value that is not a kind. */
+/* "interleaving", "state", "property", "message", "fault", "reads-from";
+ * NULL for a value that is not a kind. */
 const char *hf_feature_kind_name(int kind);
 
 /* Adds one feature, made of its kind and two numbers. */

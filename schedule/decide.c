@@ -40,11 +40,19 @@ static void read_generator(hf_decider *d, size_t offset) {
     uint8_t gap = next_byte(d);
     d->at += gap;
     unsigned kind = mode & 15u;
-    if (kind > HF_GEN_ADVANCE) kind = HF_GEN_CALM;
+    if (kind > HF_GEN_ORDER) kind = HF_GEN_CALM;
     log_record(d, offset, d->at, true);
     if (d->log && d->log->records <= HF_LOG_RECORDS)
         d->log->record[d->log->records - 1].size = HF_GENERATOR_RECORD_SIZE;
     if (kind == HF_GEN_ADVANCE) return;
+    if (kind == HF_GEN_ORDER) {
+        if (d->orders == HF_ORDERS_MAX) return;
+        uint32_t keys = seed | (uint32_t)stretch << 16;
+        d->order_before[d->orders] = keys & 0xfff;
+        d->order_after[d->orders] = (uint16_t)(keys >> 12);
+        d->orders++;
+        return;
+    }
     uint64_t length = hf_stretch_decisions(stretch);
     uint64_t end = length > UINT64_MAX - d->at ? UINT64_MAX : d->at + length;
     hf_generator_init(&d->pending, (hf_generator_kind)kind, mode >> 4, seed, d->at, end);
@@ -90,7 +98,10 @@ void hf_decider_init_logged(hf_decider *d, const uint8_t *data, size_t size, hf_
     d->deviations = 0;
     d->strategy = NULL;
     d->task_options = NULL;
+    d->task_facts = NULL;
     d->generating = false;
+    d->orders = d->orders_met = 0;
+    d->holds = 0;
     if (log) log->records = log->decisions = log->moments = 0;
     read_next_record(d);
 }
@@ -159,8 +170,8 @@ static uint64_t decide_otherwise(hf_decider *d, hf_decision_tag tag, uint64_t lo
                                  unsigned width, bool raw_value) {
     bool task = HF_DECISION_CLASS(tag) == HF_DECISION_TASK;
     uint64_t key = hf_draw_key(task, d->ordinal[task]), v = dflt;
-    if (d->strategy) v = d->strategy->decide(d->strategy, tag, key, lo, hi, dflt, d->task_options);
-    else if (generated(d)) v = hf_generate(&d->active, tag, key, lo, hi, dflt, d->task_options);
+    if (d->strategy) v = d->strategy->decide(d->strategy, tag, key, lo, hi, dflt, d->task_options, d->task_facts);
+    else if (generated(d)) v = hf_generate(&d->active, tag, key, lo, hi, dflt, d->task_options, d->task_facts);
     assert(lo <= v && v <= hi);
     if (v != dflt) {
         if (width == 0) record(d, 0, 0);
@@ -215,6 +226,41 @@ uint64_t hf_decide_range(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64
     uint64_t offset = dflt - lo;
     uint64_t room = span - offset;    /* places above the default */
     return step <= room ? dflt + step : lo + (step - room - 1);
+}
+
+/* Whether an ordering constraint not yet met holds back the task whose
+ * facts these are. */
+static bool held_back(const hf_decider *d, const hf_task_facts *f) {
+    if (!f->next_site) return false;
+    uint16_t key = hf_site_key(f->next_site);
+    for (unsigned i = 0; i < d->orders; i++)
+        if (!(d->orders_met >> i & 1) && d->order_after[i] == key) return true;
+    return false;
+}
+
+uint64_t hf_decide_task(hf_decider *d, uint64_t n, uint64_t dflt) {
+    assert(n >= 1 && dflt < n);
+    uint32_t recorded = d->deviations;
+    uint64_t v = hf_decide_range(d, HF_DECISION_TASK, 0, n - 1, dflt);
+    const hf_task_facts *facts = d->task_facts;
+    if (d->orders_met == (1u << d->orders) - 1 || !facts || !held_back(d, &facts[v])) return v;
+    uint64_t u = v;
+    for (uint64_t step = 1; step < n && u == v; step++)
+        if (!held_back(d, &facts[(v + step) % n])) u = (v + step) % n;
+    if (u == v) return v;   /* every task is held back: the constraint cannot hold */
+    if (++d->holds == HF_HELD_MAX) {   /* decide.h: the constraints give up */
+        d->orders_met = (uint8_t)((1u << d->orders) - 1);
+        return v;
+    }
+    /* The decision (d->index - 1) is u's, whatever chose v: record it so. */
+    d->deviations = recorded;
+    if (u != dflt) {
+        if (d->deviations < HF_DEVIATIONS_KEPT)
+            d->taken[d->deviations] = (hf_deviation){d->index - 1, hf_raw_for_choice(0, n - 1, dflt, u),
+                                                     (uint8_t)width_for(n - 1)};
+        d->deviations++;
+    }
+    return u;
 }
 
 uint64_t hf_decide_moment(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint64_t hi, uint64_t dflt,

@@ -75,7 +75,49 @@
  *   5 calm     no generator: defaults (ends an earlier generator's stretch).
  *   6 advance  moves p by `gap` and changes nothing else (the encoder's way
  *              to reach a deviation 254 decisions past p).
- *   7-15       as calm.
+ *   7 pos      partial order sampling (Yuan et al.) over task choices: each
+ *              task's next event has a random priority and the highest
+ *              runs; a task that made events since the last choice draws
+ *              a new one, and so does every task whose next access races
+ *              with the last access of one that ran (same location, one a
+ *              store); other decisions as a level-0 walk draws them.
+ *   8 surw     a SURW-class walk over task choices (selectively uniform
+ *              random walk, Ozkan et al.): a task is drawn with a chance in
+ *              proportion to the shared accesses it still has to make, as
+ *              the task of its id made them in the calm run (with those of
+ *              the tasks it has yet to spawn), so that
+ *              interleavings of the run's accesses come about equally
+ *              often, where a uniform pick among tasks lets a short task
+ *              finish at once; a task at a point that is no shared access
+ *              (a pthread call) goes on; other decisions as a level-0 walk
+ *              draws them.
+ *   9 order    no generator: an ordering constraint between two access
+ *              sites, in force from where the decoder reads it to the end
+ *              of the run: a task about to make an access at site `after`
+ *              is held back until an access at site `before` has run, as
+ *              long as another task can run.  The seed bytes and the
+ *              stretch byte hold the two site keys (hf_site_key), 12 bits
+ *              each: before | after << 12, the seed the low 16 bits; `gap`
+ *              moves p as for any record.  "Load L reads from store S" is
+ *              S before L; "L reads before S, not from it" is L before S:
+ *              the reads-from constraints of RFF (Wolff et al.), which the
+ *              mutator draws from the reads-from pairs runs showed.  The
+ *              task chosen instead is the first one after the held choice,
+ *              in id order, that is not held; it is recorded as the
+ *              decision's deviation, so a constrained run re-encodes into
+ *              explicit records alone.  At most HF_ORDERS_MAX are kept; a
+ *              later one past that is ignored.  After overriding 256
+ *              choices in a run the constraints are given up: the others
+ *              may be waiting for a held task (a spin on a lock it holds),
+ *              or the `before` site may be on a path the run does not take.
+ *   10-15      as calm.
+ *
+ *              pos and surw see each option's hf_task_facts (below): what
+ *              the runtime knows of the tasks' shared accesses.  The level
+ *              is not used by either.  As in pct, a task chosen 256 times
+ *              in a row (here: without making an access) is spinning, and
+ *              another gets a turn: pos draws the spinner a new priority,
+ *              surw draws among all tasks by their weights.
  *
  * Every generated decision is a function of the seed, the record's kind and
  * level and the decision's draw key alone, so an explicit deviation inside a
@@ -141,7 +183,34 @@ typedef uint8_t hf_decision_tag;
 
 typedef enum hf_generator_kind {
     HF_GEN_WALK, HF_GEN_SWARM, HF_GEN_PCT, HF_GEN_TASKS, HF_GEN_FAULTS, HF_GEN_CALM, HF_GEN_ADVANCE,
+    HF_GEN_POS, HF_GEN_SURW, HF_GEN_ORDER,
 } hf_generator_kind;
+
+enum { HF_ORDERS_MAX = 8 };   /* ordering constraints kept per run */
+enum { HF_HELD_MAX = 256 };   /* choices overridden before the constraints give up (as pct's streak) */
+
+/* The 12-bit key an ordering constraint names a site by: a site is
+ * numbered by the order the calm run first reached it (schedule/profile.c),
+ * and a record has room for two keys; past 4,096 sites, numbers share keys. */
+static inline uint16_t hf_site_key(uintptr_t site) { return (uint16_t)(site & 0xfff); }
+
+/* What the runtime knows of a task's shared accesses at a choice of task:
+ * its events (shared memory accesses) so far, the location of the access
+ * it is about to make and of the last one it made (0: none, or it stands
+ * at another kind of point: a pthread call, a yield), how many events the
+ * task of its id made in the target's calm run (0: none such), and whether
+ * it is the task running now, at a switch point.  Locations are compared
+ * for equality only, never ordered or hashed, so that a run does not
+ * depend on where things happen to lie in memory. */
+typedef struct hf_task_facts {
+    uint32_t events;
+    uint32_t calm_events;
+    uintptr_t next_location, last_location;
+    uintptr_t next_site;     /* the site number of the shared access it is about to make (0: none) */
+    bool next_stores, last_stored;
+    bool running;
+    bool creating;           /* it is creating a thread (pthread_create) */
+} hf_task_facts;
 
 enum { HF_GENERATOR_RECORD = 254, HF_GENERATOR_RECORD_SIZE = 6 };
 enum { HF_TASK_IDS_MAX = 256 };   /* task ids a PCT generator keeps a priority for */
@@ -169,9 +238,12 @@ typedef struct hf_generator {
     uint32_t change_at[3];           /* pct: the task choices where priorities change */
     uint64_t lowered[HF_TASK_IDS_MAX];   /* pct: by task id - 1, 0 or the priority a change point
                                           * or a demotion gave */
-    int streak_task;                 /* pct: the task chosen at the last choices ... */
-    uint32_t streak;                 /* ... this many in a row */
+    int streak_task;                 /* pct, pos, surw: the task chosen at the last choices ... */
+    uint32_t streak;                 /* ... this many in a row ... */
+    uint32_t streak_events;          /* ... (pos, surw: without an event; it had this many) */
     uint64_t floor;                  /* pct: the lowest priority given so far */
+    uint32_t redrawn[HF_TASK_IDS_MAX];   /* pos: by task id - 1, priorities drawn so far ... */
+    uint32_t seen[HF_TASK_IDS_MAX];      /* ... and the task's events at its last draw */
 } hf_generator;
 
 /* Sets up a generator; `seed` is any 64-bit value (a record supplies 16
@@ -181,9 +253,9 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
 
 /* The generator's value for the decision of draw key `key`, tagged `tag`,
  * in [lo, hi] with default `dflt`; `tasks` lists the option's task ids for
- * a task choice (NULL otherwise). */
+ * a task choice and `facts` what is known of each (both NULL otherwise). */
 uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                     uint64_t dflt, const int *tasks);
+                     uint64_t dflt, const int *tasks, const hf_task_facts *facts);
 
 /* ---- The decider ----------------------------------------------------------- */
 
@@ -234,9 +306,10 @@ struct hf_strategy {
     /* Returns the value of the next decision, of draw key `key` (see
      * hf_draw_key), tagged `tag`, in [lo, hi] whose default is `dflt`.  For
      * a choice of the next task, `tasks` lists the ids of the options in
-     * order (hi - lo + 1 of them); for any other decision it is NULL. */
+     * order (hi - lo + 1 of them) and `facts` what is known of each; for
+     * any other decision both are NULL. */
     uint64_t (*decide)(hf_strategy *s, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                       uint64_t dflt, const int *tasks);
+                       uint64_t dflt, const int *tasks, const hf_task_facts *facts);
 };
 
 typedef struct hf_decider {
@@ -250,10 +323,15 @@ typedef struct hf_decider {
     uint64_t next_generator; /* index where the pending generator starts, or UINT64_MAX */
     uint32_t deviations;     /* deviations taken */
     hf_strategy *strategy;   /* when set, it decides instead of the bytes */
-    const int *task_options; /* set by the scheduler around a choice of task */
+    const int *task_options; /* set by the scheduler around a choice of task ... */
+    const hf_task_facts *task_facts;   /* ... with these */
     hf_decision_log *log;    /* when set, filled as the run goes */
     const uint64_t *clock;   /* the run's logical time, for the log (NULL: 0) */
     bool generating;         /* `active` covers the current decision */
+    uint8_t orders;          /* ordering constraints read (kind 9) ... */
+    uint8_t orders_met;      /* ... a bit each: its `before` site has run, or it was given up */
+    uint16_t order_before[HF_ORDERS_MAX], order_after[HF_ORDERS_MAX];
+    uint32_t holds;          /* choices the constraints have overridden in this run */
     hf_generator active, pending;
     hf_deviation taken[HF_DEVIATIONS_KEPT];
 } hf_decider;
@@ -278,6 +356,19 @@ uint64_t hf_decide_moment(hf_decider *d, hf_decision_tag tag, uint64_t lo, uint6
 /* The raw value an explicit record reads to choose `v` in [lo, hi] whose
  * default is `dflt` (v != dflt): the inverse of hf_decide_range's mapping. */
 uint64_t hf_raw_for_choice(uint64_t lo, uint64_t hi, uint64_t dflt, uint64_t v);
+
+/* Which of `n` tasks runs next (the scheduler sets task_options and
+ * task_facts around it): hf_decide_range's choice, unless an ordering
+ * constraint holds that task back while another could run. */
+uint64_t hf_decide_task(hf_decider *d, uint64_t n, uint64_t dflt);
+
+/* An access at `site` ran: the constraints waiting for it are met. */
+static inline void hf_decider_site_ran(hf_decider *d, uintptr_t site) {
+    if (d->orders_met == (1u << d->orders) - 1) return;   /* none, or all met */
+    uint16_t key = hf_site_key(site);
+    for (unsigned i = 0; i < d->orders; i++)
+        if (d->order_before[i] == key) d->orders_met |= (uint8_t)(1u << i);
+}
 
 /* Yes or no; `dflt` when undisturbed. */
 bool hf_decide_bool(hf_decider *d, hf_decision_tag tag, bool dflt);

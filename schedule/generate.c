@@ -29,7 +29,7 @@ static const uint64_t chance_at_level[16] = {
 enum { SALT_CHANCE, SALT_VALUE, SALT_PROFILE, SALT_LEVEL, SALT_PRIORITY, SALT_CHANGE };
 
 /* PCT's priorities (see pct()). */
-enum { PCT_FAIR_STREAK = 256 };
+enum { FAIR_STREAK = 256 };
 #define PCT_DRAWN (1ull << 60)
 #define PCT_CHANGED (1ull << 32)
 
@@ -96,9 +96,13 @@ void hf_generator_init(hf_generator *g, hf_generator_kind kind, unsigned level, 
         uint64_t k = 1ull << (5 + 2 * (level >> 2));
         for (unsigned c = 0; c < 3; c++) g->change_at[c] = (uint32_t)(1 + draw_from(g->task_seed, c, SALT_CHANGE) % k);
         memset(g->lowered, 0, sizeof g->lowered);
-        g->streak_task = 0;
-        g->streak = 0;
         g->floor = PCT_CHANGED;
+    }
+    g->streak_task = 0;
+    g->streak = g->streak_events = 0;
+    if (kind == HF_GEN_POS) {
+        memset(g->redrawn, 0, sizeof g->redrawn);
+        memset(g->seen, 0, sizeof g->seen);
     }
 }
 
@@ -171,7 +175,7 @@ static uint64_t pct(hf_generator *g, uint64_t lo, uint64_t hi, const int *tasks)
         best = pct_best(g, n, tasks);
     }
     /* PCT assumes every task soon blocks.  One chosen over the others
-     * PCT_FAIR_STREAK times in a row is busy-waiting (a spin on a flag, a
+     * FAIR_STREAK times in a row is busy-waiting (a spin on a flag, a
      * sched_yield loop) for a task it outranks, and would keep it from
      * ever running: it drops below every task, the earlier-dropped ones
      * too, so that two tasks waiting on each other take turns. */
@@ -179,7 +183,7 @@ static uint64_t pct(hf_generator *g, uint64_t lo, uint64_t hi, const int *tasks)
         g->streak_task = tasks[best];
         g->streak = 0;
     }
-    if (++g->streak >= PCT_FAIR_STREAK) {
+    if (++g->streak >= FAIR_STREAK) {
         g->lowered[tasks[best] - 1] = --g->floor;
         g->streak = 0;
         best = pct_best(g, n, tasks);
@@ -187,8 +191,121 @@ static uint64_t pct(hf_generator *g, uint64_t lo, uint64_t hi, const int *tasks)
     return lo + best;
 }
 
+/* POS (Yuan et al., "Partial order aware concurrency sampling"): the
+ * runnable task whose next event has the highest priority runs.  An event
+ * keeps its priority until it runs, so a task passed over stays passed over
+ * (the long delays PCT makes, without PCT's bound on their number); a task
+ * that made events since the last choice is at a new event and draws a new
+ * priority; and a task whose next access races with the last access of a
+ * task that ran (the same location, one of them a store) draws again too,
+ * so that both orders of every race come about, not only the one the first
+ * draw favoured.  A priority is the draw of the task's id and of how many
+ * it has drawn: a function of the decisions taken, as decide.h asks.
+ * A task's events are its accesses at sites that can race and its pthread
+ * calls but pthread_create (profile.c, pthread_layer.h): a lock taken is
+ * an event as much as a store, or two threads that share nothing but locks
+ * would keep their first priorities to the end. */
+static uint64_t pos_priority(const hf_generator *g, int id) {
+    uint32_t slot = (uint32_t)(id - 1) % HF_TASK_IDS_MAX;
+    return draw_from(g->task_seed, (uint64_t)g->redrawn[slot] << 32 | (uint32_t)id, SALT_PRIORITY);
+}
+
+static bool races(const hf_task_facts *ran, const hf_task_facts *next) {
+    return ran->last_location && ran->last_location == next->next_location && (ran->last_stored || next->next_stores);
+}
+
+/* Whether task `id`, chosen now at `events` events, has been chosen
+ * FAIR_STREAK times in a row with that count unchanged (pos passes 0: in
+ * a row at all): it may be spinning (on a trylock, a sched_yield, a flag),
+ * and the walk must let another run, as PCT's demotion does, or a run can
+ * go on for as long as the spinner outranks the task it waits for. */
+static bool spins(hf_generator *g, int id, uint32_t events) {
+    if (id != g->streak_task || events != g->streak_events) {
+        g->streak_task = id;
+        g->streak_events = events;
+        g->streak = 0;
+    }
+    if (++g->streak < FAIR_STREAK) return false;
+    g->streak = 0;
+    return true;
+}
+
+/* The task of highest priority but for tasks[except] (n: none excepted). */
+static uint64_t pos_best(const hf_generator *g, uint64_t n, const int *tasks, uint64_t except) {
+    uint64_t best = except == 0 ? 1 : 0;
+    for (uint64_t i = best + 1; i < n; i++)
+        if (i != except && pos_priority(g, tasks[i]) > pos_priority(g, tasks[best])) best = i;
+    return best;
+}
+
+static uint64_t pos(hf_generator *g, uint64_t lo, uint64_t hi, const int *tasks, const hf_task_facts *facts) {
+    uint64_t n = hi - lo + 1;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t slot = (uint32_t)(tasks[i] - 1) % HF_TASK_IDS_MAX;
+        if (facts[i].events == g->seen[slot]) continue;
+        g->seen[slot] = facts[i].events;
+        g->redrawn[slot]++;
+        for (uint64_t j = 0; j < n; j++)
+            if (j != i && races(&facts[i], &facts[j])) g->redrawn[(uint32_t)(tasks[j] - 1) % HF_TASK_IDS_MAX]++;
+    }
+    uint64_t best = pos_best(g, n, tasks, n);
+    if (spins(g, tasks[best], 0)) {   /* chosen 256 times in a row, events or not */
+        /* Another runs now (a new priority alone can leave the spinner
+         * above a task drawn very low for millions of steps), and the
+         * spinner's next turn has a new priority. */
+        g->redrawn[(uint32_t)(tasks[best] - 1) % HF_TASK_IDS_MAX]++;
+        best = pos_best(g, n, tasks, best);
+    }
+    return lo + best;
+}
+
+/* A SURW-class walk (Ozkan et al., "Selectively uniform concurrency
+ * testing"): a task is drawn with a chance in proportion to the events it
+ * still has to make.  Drawn so, each interleaving of the run's events is
+ * about as likely as any other; a uniform pick among tasks instead runs a
+ * short task to its end almost at once, and a bug that needs a short task
+ * caught halfway among many is then out of reach.  The events still to
+ * make are what the task of that id made in the calm run, less what it has
+ * made (at least one: it is runnable, so it has one to make), and what the
+ * tasks it has yet to spawn made there, with their own descendants: until
+ * it spawns them, their events can come only through it.  Without those, a
+ * thread that creates a hundred workers and a checker, and makes few
+ * shared accesses itself, is drawn as if it had few events left, so the
+ * workers it created first run to their end before it creates the checker.
+ *
+ * Selectively: the events are the accesses at sites that can race and the
+ * pthread calls but pthread_create, and only there does the walk choose.
+ * A task at any other access (a loop bound, a constant, its own heap) or
+ * creating a thread goes on, as it would on a real machine, where those
+ * take no time worth interleaving.  Were they choices, a main thread that
+ * creates a hundred setters and then a checker, reading its loop bound
+ * between the creations, would let the setters created first run to their
+ * end before the checker exists (SCTBench's reorder_100: not found in
+ * 10,000 runs).  A task that has gone on 256 times in a row at such points
+ * without an event (a spin on a flag no other task was seen to touch)
+ * lets the draw choose.
+ */
+static uint64_t surw(hf_generator *g, uint64_t key, uint64_t lo, uint64_t hi, const int *tasks,
+                     const hf_task_facts *facts) {
+    uint64_t n = hi - lo + 1, total = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (facts[i].running && (facts[i].creating || (facts[i].next_site && !facts[i].next_location)) &&
+            !spins(g, tasks[i], facts[i].events))
+            return lo + i;
+    for (uint64_t i = 0; i < n; i++)
+        total += facts[i].calm_events > facts[i].events ? facts[i].calm_events - facts[i].events : 1;
+    uint64_t r = draw(g, key, SALT_VALUE) % total;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t weight = facts[i].calm_events > facts[i].events ? facts[i].calm_events - facts[i].events : 1;
+        if (r < weight) return lo + i;
+        r -= weight;
+    }
+    assert(!"the draw is below the total");
+    return lo;
+}
+
 uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_t lo, uint64_t hi,
-                     uint64_t dflt, const int *tasks) {
+                     uint64_t dflt, const int *tasks, const hf_task_facts *facts) {
     assert(lo < hi && lo <= dflt && dflt <= hi);
     bool task = HF_DECISION_CLASS(tag) == HF_DECISION_TASK;
     switch (g->kind) {
@@ -202,8 +319,13 @@ uint64_t hf_generate(hf_generator *g, hf_decision_tag tag, uint64_t key, uint64_
         return task ? walk(g, tag, key, lo, hi, dflt, chance_at_level[g->level]) : dflt;
     case HF_GEN_FAULTS:
         return task ? dflt : walk(g, tag, key, lo, hi, dflt, chance_at_level[g->level]);
+    case HF_GEN_POS:
+        return task && tasks && facts ? pos(g, lo, hi, tasks, facts) : walk(g, tag, key, lo, hi, dflt, UINT64_MAX);
+    case HF_GEN_SURW:
+        return task && tasks && facts ? surw(g, key, lo, hi, tasks, facts) : walk(g, tag, key, lo, hi, dflt, UINT64_MAX);
     case HF_GEN_CALM:
     case HF_GEN_ADVANCE:
+    case HF_GEN_ORDER:
         return dflt;
     }
     return dflt;

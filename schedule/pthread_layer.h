@@ -94,6 +94,11 @@ static inline int hfp_self_id(void) {
 /* A preemption point (hf_preemption_point) for a synchronisation call. */
 static inline void hfp_point(void) {
     if (!hf_preemption_point_alone()) hf_preemption_point();
+    /* An event of the thread, as a racing access is (POS draws it a new
+     * priority, SURW counts it; decide.h), but for creating a thread,
+     * which changes nothing another thread can see. */
+    hf_task *self = hf_current();
+    if (!self->facts.creating) self->facts.events++;
 }
 
 hfp_thread *hfp_self(void);

@@ -46,7 +46,11 @@ hfp_thread *hfp_self(void) {
 
 /* Called by pthread_atomics.h before every atomic read-modify-write. */
 void hfp_atomic_point(const volatile void *object);
-void hfp_atomic_point(const volatile void *object) { hf_memory_access((const void *)(uintptr_t)object); }
+/* An atomic operation reads and writes: a store, as far as races go.  Its
+ * site is the caller's. */
+void hfp_atomic_point(const volatile void *object) {
+    hf_memory_access((const void *)(uintptr_t)object, true, (uintptr_t)__builtin_return_address(0));
+}
 
 bool hfp_block(hf_waitq *q, const char *what, uint64_t timeout_ns) {
     int saved_errno = errno;
@@ -127,8 +131,13 @@ static void thread_entry(void *arg) {
 int hfp_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 int hfp_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
     assert(thread && start);
+    hf_task_facts *facts = &hf_current()->facts;
+    facts->creating = true;   /* for SURW (generate.c): these points are no interaction */
     hfp_point();
-    if (hf_w.task_count >= HF_MAX_TASKS) return EAGAIN;
+    if (hf_w.task_count >= HF_MAX_TASKS) {
+        facts->creating = false;
+        return EAGAIN;
+    }
     hfp_thread *t = hf_alloc(sizeof *t);
     t->start = start;
     t->arg = arg;
@@ -140,6 +149,7 @@ int hfp_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*st
     *thread = (pthread_t)id;
     /* The new thread may run before its creator goes on. */
     hfp_point();
+    facts->creating = false;
     return 0;
 }
 

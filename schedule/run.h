@@ -62,6 +62,20 @@ const char *hf_outcome_name(hf_outcome o);
 const hf_trace *hf_last_trace(void);
 const hf_decider *hf_last_decisions(void);
 
+/* A reads-from pair of a run (behaviour.h): a load's site and the site of
+ * the store it read, 0 for none (the first value); sites by their number
+ * (schedule/profile.c). */
+typedef struct hf_reads_from_pair { uintptr_t load_site, store_site; } hf_reads_from_pair;
+enum { HF_READS_FROM_PAIRS_KEPT = 512 };
+/* The last run's distinct reads-from pairs, in first-seen order (the first
+ * HF_READS_FROM_PAIRS_KEPT); sets *count. */
+const hf_reads_from_pair *hf_last_reads_from(uint32_t *count);
+
+/* The runs this process made to learn calm profiles (two per target that
+ * preempts at its accesses, before its first run): executions too, which
+ * a benchmark must count. */
+uint64_t hf_profile_runs(void);
+
 /* Prints the last run's timeline (`last` events, 0 = all kept) and, for a
  * failed run, a report: what failed, when, in which task, and the tasks
  * left waiting. */

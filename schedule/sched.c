@@ -216,10 +216,17 @@ static hf_task *choose_next(hf_why why) {
             if (++hf_w.steps > hf_w.max_steps) hf_fail_step_budget();
             int dflt = default_choice(runnable, n, self, why);
             /* PCT (a strategy or a generator) needs to know which tasks these are. */
-            for (int i = 0; i < n; i++) hf_w.runnable_ids[i] = runnable[i]->id;
+            for (int i = 0; i < n; i++) {
+                hf_w.runnable_ids[i] = runnable[i]->id;
+                hf_w.runnable_facts[i] = runnable[i]->facts;
+                hf_w.runnable_facts[i].calm_events = hf_profile_calm_events(runnable[i]->id, runnable[i]->spawned);
+                hf_w.runnable_facts[i].running = why == WHY_POINT && runnable[i] == self;
+            }
             hf_w.decider.task_options = hf_w.runnable_ids;
-            int pick = (int)hf_decide_range(&hf_w.decider, HF_DECISION_TASK, 0, (uint64_t)n - 1, (uint64_t)dflt);
+            hf_w.decider.task_facts = hf_w.runnable_facts;
+            int pick = (int)hf_decide_task(&hf_w.decider, (uint64_t)n, (uint64_t)dflt);
             hf_w.decider.task_options = NULL;
+            hf_w.decider.task_facts = NULL;
             hf_w.last_pick_deviated = pick != dflt;
             return runnable[pick];
         }
@@ -321,6 +328,10 @@ int hf_spawn_flags(const char *name, hf_task_fn *fn, void *arg, unsigned flags) 
     memset(t, 0, sizeof *t);
     t->id = ++hf_w.task_count;
     t->node = hf_w.current && !hf_w.in_callback ? hf_w.current->node : 0;
+    if (hf_w.current && !hf_w.in_callback) {
+        t->parent = hf_w.current->id;
+        hf_w.current->spawned++;
+    }
     t->name = name;
     t->fn = fn;
     t->arg = arg;
@@ -508,6 +519,11 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     hf_w.decider.clock = &hf_w.now;
     hf_trace_reset(&hf_w.trace);
     hf_features_reset(&hf_w.features);
+    hf_w.stores = NULL;
+    hf_w.store_slots = hf_w.store_count = 0;
+    hf_w.pairs = NULL;
+    hf_w.pair_count = 0;
+    hf_profile_run_starts();
     hf_fiber_init_main(&hf_w.main_fiber);
 }
 
@@ -532,6 +548,7 @@ static void run(const hf_target *t, const uint8_t *data, size_t size, hf_strateg
                 hf_decision_log *log, hf_result *out) {
     assert(t && t->main && t->name);
     assert(!hf_w.current && "hf_run cannot be nested");
+    hf_profile_learn(t);
     reset_world(t, data, size, strategy, log);
     hf_spawn("main", t->main, NULL);
     if (setjmp(main_env) == 0) transfer(NULL, choose_next(WHY_START));
@@ -593,6 +610,7 @@ void hf_print_failure(FILE *out, const hf_result *r) {
 }
 
 void hf_runtime_free(void) {
+    hf_profile_free();
     hf_arena_free(&hf_w.arena);
     free(hf_w.timers);
     hf_w.timers = NULL;

@@ -17,7 +17,9 @@
  * running fiber's own stack (nor, under ASan, its fake stack), not the
  * program image's read-only part.  Which accesses those are depends on the
  * compiled code, so the same bytes give the same run on one binary, not
- * across optimisation levels.
+ * across optimisation levels.  Each such access is also an event of its
+ * task (hf_task_facts, for POS and SURW) and, at a load, a reads-from pair
+ * (readsfrom.c).
  */
 #include "world.h"
 #include "sanitizer.h"
@@ -55,6 +57,7 @@ extern char __data_start[] __attribute__((weak));
 
 static bool may_be_shared(const void *addr) {
     const char *p = addr;
+    if (!p) return false;   /* no location: the access faults as it runs */
     const hf_fiber *f = &hf_w.current->fiber;
     if (p >= f->stack && p < f->stack + f->stack_size) return false;
     if (__executable_start && __data_start && p >= __executable_start && p < __data_start) return false;
@@ -65,10 +68,31 @@ static bool may_be_shared(const void *addr) {
     return true;
 }
 
-void hf_memory_access(const void *addr) {
+void hf_memory_access(const void *addr, bool store, uintptr_t site) {
     if (!hf_w.current || hf_w.stopping || hf_w.in_callback) return;
     if (hf_w.target->preempt_at_accesses) {
-        if (may_be_shared(addr)) hf_preemption_point();
+        if (!may_be_shared(addr)) return;
+        /* A site is an offset into the program image (the same for every
+         * run of one binary, wherever a position-independent one landed),
+         * then its number in the calm run (the same in every build). */
+        hf_task *self = hf_w.current;
+        bool event;
+        site = hf_profile_site(site - (uintptr_t)__executable_start, (uintptr_t)addr, store, self->id, &event);
+        self->facts.next_location = event ? (uintptr_t)addr : 0;
+        self->facts.next_site = site;
+        self->facts.next_stores = store;
+        hf_preemption_point();
+        /* The access runs as soon as this returns: nothing else runs first. */
+        self->facts.next_location = 0;
+        self->facts.next_site = 0;
+        hf_decider_site_ran(&hf_w.decider, site);
+        if (event) {
+            self->facts.last_location = (uintptr_t)addr;
+            self->facts.last_stored = store;
+            self->facts.events++;
+        }
+        if (store) hf_reads_from_store((uintptr_t)addr, site);
+        else hf_reads_from_load((uintptr_t)addr, site);
         return;
     }
     if (++hf_w.accesses > HF_MAX_ACCESSES_WITHOUT_YIELD)
@@ -76,15 +100,17 @@ void hf_memory_access(const void *addr) {
                 hf_w.current->name, HF_MAX_ACCESSES_WITHOUT_YIELD);
 }
 
-#define HOOK(name, type) void name(type *addr); void name(type *addr) { hf_memory_access(addr); }
-HOOK(__sanitizer_cov_load1, uint8_t)
-HOOK(__sanitizer_cov_load2, uint16_t)
-HOOK(__sanitizer_cov_load4, uint32_t)
-HOOK(__sanitizer_cov_load8, uint64_t)
-HOOK(__sanitizer_cov_load16, __int128)
-HOOK(__sanitizer_cov_store1, uint8_t)
-HOOK(__sanitizer_cov_store2, uint16_t)
-HOOK(__sanitizer_cov_store4, uint32_t)
-HOOK(__sanitizer_cov_store8, uint64_t)
-HOOK(__sanitizer_cov_store16, __int128)
+#define HOOK(name, type, store) \
+    void name(type *addr); \
+    void name(type *addr) { hf_memory_access(addr, store, (uintptr_t)__builtin_return_address(0)); }
+HOOK(__sanitizer_cov_load1, uint8_t, false)
+HOOK(__sanitizer_cov_load2, uint16_t, false)
+HOOK(__sanitizer_cov_load4, uint32_t, false)
+HOOK(__sanitizer_cov_load8, uint64_t, false)
+HOOK(__sanitizer_cov_load16, __int128, false)
+HOOK(__sanitizer_cov_store1, uint8_t, true)
+HOOK(__sanitizer_cov_store2, uint16_t, true)
+HOOK(__sanitizer_cov_store4, uint32_t, true)
+HOOK(__sanitizer_cov_store8, uint64_t, true)
+HOOK(__sanitizer_cov_store16, __int128, true)
 #undef HOOK

@@ -39,6 +39,9 @@ typedef struct hf_task {
     uint64_t timer_gen;          /* bumped on every wake: stale timers are ignored */
     hf_waitq joiners;
     uint64_t action;             /* what it last did (behaviour.h), for interleaving features */
+    hf_task_facts facts;         /* its shared accesses, for POS and SURW (decide.h) */
+    int parent;                  /* the task that spawned it (0: none) */
+    int spawned;                 /* the tasks it has spawned so far */
 } hf_task;
 
 /* Work the runtime does at a logical time, outside any task (a message
@@ -66,6 +69,7 @@ typedef struct hf_world {
     hf_task *current;            /* NULL while the main context runs */
     hf_task *runnable[HF_MAX_TASKS];   /* scratch for choose_next */
     int runnable_ids[HF_MAX_TASKS];
+    hf_task_facts runnable_facts[HF_MAX_TASKS];
     hf_task *last_run;           /* for RUN events: only changes are traced */
     bool last_pick_deviated;     /* the last choice of a task was not the default */
     hf_task *killer;             /* the task a killed task hands control back to */
@@ -82,6 +86,10 @@ typedef struct hf_world {
     bool in_end_checks;          /* the simulated world's end checks run (hf_eventually) */
     struct hf_sim *sim;          /* the simulated world of the run (sim.h), or NULL */
     hf_decider decider;
+    struct hf_last_store *stores;   /* reads-from: the last store to each location (readsfrom.c) */
+    uint32_t store_slots, store_count;
+    hf_reads_from_pair *pairs;      /* the run's distinct reads-from pairs (readsfrom.c) */
+    uint32_t pair_count;
     hf_trace trace;
     hf_features features;
     hf_arena arena;
@@ -144,9 +152,32 @@ static inline bool hf_preemption_point_alone(void) {
  * would, so a busy-waiting task cannot starve the one it waits for.  errno
  * is the task's own across the switch. */
 void hf_preemption_point(void);
-/* spin.c: an access of target code to memory at `addr` (the load/store
- * hooks call it; so do the pthread layer's atomics). */
-void hf_memory_access(const void *addr);
+/* spin.c: an access of target code to memory at `addr`, a store or a load,
+ * from the instruction at `site` (the load/store hooks call it; so do the
+ * pthread layer's atomics, as stores). */
+void hf_memory_access(const void *addr, bool store, uintptr_t site);
+/* profile.c: learns, once per process and target, what the target's calm
+ * run tells (which sites can race, each task's accesses there), when the
+ * target preempts at its accesses; hf_run calls it before a run. */
+void hf_profile_learn(const hf_target *t);
+void hf_profile_free(void);
+/* profile.c: the number of the access site at image offset `site` (to
+ * `location`, by task `task`), and in *may_race whether an access there
+ * can race, as the calm run tells; while that run is made, notes the
+ * access.  0 for a target without a profile. */
+uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int task, bool *may_race);
+/* profile.c: a run starts (sites its calm run never ran are numbered anew). */
+void hf_profile_run_starts(void);
+/* profile.c: the accesses at sites that can race that the task of id `id`
+ * made in the calm run of the target now running, and the tasks it spawned
+ * there after its first `spawned` (and theirs, and so on); 0: none such. */
+uint32_t hf_profile_calm_events(int id, int spawned);
+/* readsfrom.c: a load from `addr` at site number `site` (profile.c) about
+ * to run: its reads-from pair (the last store's site, or none) becomes a
+ * behaviour feature. */
+void hf_reads_from_load(uintptr_t addr, uintptr_t site);
+/* readsfrom.c: a store to `addr` at site number `site` about to run. */
+void hf_reads_from_store(uintptr_t addr, uintptr_t site);
 /* Ends task `t` at once, wherever it is suspended: it unwinds (no more of
  * its code runs), its joiners wake, and control comes straight back to the
  * caller with no scheduling decision.  A task may kill itself, which does

@@ -11,8 +11,8 @@
 #   2. libFuzzer executions per second on each correct twin of targets/pthread
 #      (20,000 executions from an empty corpus, wall clock)
 #   3. schedules (and wall seconds) to the first failure, median of SEEDS
-#      seeds, for the default fuzzer (libFuzzer), uniform random decisions and
-#      PCT with d=3 (the fuzzer's own --explore), each capped at MAX runs
+#      seeds, for the default fuzzer (libFuzzer), uniform random decisions,
+#      PCT with d=3, POS and SURW (the fuzzer's own --explore), each capped at MAX runs
 #      (hundred_threads, whose runs are ~60x slower, at MAX/10)
 #
 #   tests/bench_pthread.sh [--seeds N] [--max-runs N] [--mutex-only] [PROGRAM...]
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ ${#programs[@]} -gt 0 ] || programs=(lost_update atomicity order deadlock missed_signal use_after_free aba
-                                       double_checked three_preemptions hundred_threads)
+                                       double_checked three_preemptions hundred_threads straddle)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 : >"$work/empty"
@@ -90,7 +90,11 @@ printf '  built by build-pthread %.1f ns (%.1fx -O2, %.1fx -O0)\n' "$loop_layer"
 
 # ---- 2 and 3: the suite ------------------------------------------------------
 
-printf '\n%-22s %9s | %-22s | %-22s | %-22s\n' program "exec/s" "libFuzzer: runs (s)" "random: runs (s)" "PCT d=3: runs (s)"
+strategies=(libfuzzer random pct pos surw)
+printf '\n%-22s %9s' program "exec/s"
+printf ' | %-22s' "libFuzzer: runs (s)" "random: runs (s)" "PCT d=3: runs (s)" "POS: runs (s)" "SURW: runs (s)"
+printf '\n'
+goals_met=0 goals_rows=0
 for name in "${programs[@]}"; do
     dir="$work/$name"
     mkdir -p "$dir"
@@ -102,7 +106,7 @@ for name in "${programs[@]}"; do
     rate=$(printf '%.0f' "$(echo "20000 / $(elapsed "$s" "$(seconds)")" | bc -l)")
     cap=$max_runs
     [ "$name" = hundred_threads ] && cap=$((max_runs / 10))
-    for strategy in libfuzzer random pct; do
+    for strategy in "${strategies[@]}"; do
         : >"$dir/$strategy.runs"; : >"$dir/$strategy.secs"
         for seed in $(seq 1 "$seeds"); do
             s=$(seconds)
@@ -115,8 +119,10 @@ for name in "${programs[@]}"; do
                                        /^stat::heisenfuzz_mutator_runs:/ {m = $2} END {if (n) print n + m}')
                 ls "$dir"/crash-* >/dev/null 2>&1 || n=""
             else
+                # The calm profile's runs (profile runs: N) are executions too.
                 n=$("$dir/buggy" --explore --strategy $strategy --depth 3 --seed "$seed" --runs "$cap" \
-                    --until-fail 2>/dev/null | sed -n 's/^first failure: run //p')
+                    --until-fail 2>/dev/null | awk '/^first failure: run / {k = $4} /^profile runs: / {p = $3}
+                                                   END {if (k != "") print k + p}')
             fi
             e=$(seconds)
             if [ -n "$n" ]; then echo "$n" >>"$dir/$strategy.runs"; elapsed "$s" "$e" >>"$dir/$strategy.secs"; fi
@@ -126,6 +132,18 @@ for name in "${programs[@]}"; do
         local found; found=$(wc -l <"$dir/$1.runs")
         printf '%s (%.2f s) %d/%d' "$(median <"$dir/$1.runs")" "$(median <"$dir/$1.secs" | sed 's/-/0/')" "$found" "$seeds"
     }
-    printf '%-22s %9s | %-22s | %-22s | %-22s\n' "${name}_buggy" "${rate:-?}" "$(cell libfuzzer)" "$(cell random)" "$(cell pct)"
+    printf '%-22s %9s' "${name}_buggy" "${rate:-?}"
+    for strategy in "${strategies[@]}"; do printf ' | %-22s' "$(cell $strategy)"; done
+    printf '\n'
+    # The goal: the default fuzzer within 1.5x the best blind median + 5,
+    # a seed that did not find the bug counting as the cap.
+    capped() { local n; n=$(wc -l <"$dir/$1.runs"); { cat "$dir/$1.runs"; for _ in $(seq $((seeds - n))); do echo $((cap + 1)); done; } | median; }
+    best=$( (for strategy in random pct pos surw; do capped $strategy; done) | sort -n | head -1)
+    default=$(capped libfuzzer)
+    goals_rows=$((goals_rows + 1))
+    if [ "$(echo "$default <= 1.5 * $best + 5" | bc -l)" = 1 ]; then goals_met=$((goals_met + 1)); verdict=meets
+    else verdict=MISSED; fi
+    echo "    goal: libFuzzer $default <= 1.5 x best blind $best + 5: $verdict"
 done
 echo "(runs: median over the seeds that found the bug within $max_runs runs, hundred_threads $((max_runs / 10)); n/$seeds: how many did)"
+echo "goal (counting a seed that missed as the cap): met on $goals_met of $goals_rows programs"

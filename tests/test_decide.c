@@ -6,7 +6,9 @@
  * make a whole generated run, that re-encodes into explicit records alone;
  * an explicit record overrides one generated decision and leaves the
  * others; a stretch ends where it says; a swarm's fault kind that is off
- * never happens.
+ * never happens.  Ordering constraints hold a task back until their
+ * `before` site has run, and a constrained run re-encodes into explicit
+ * records alone; POS and SURW choose among tasks as their facts say.
  */
 #include "check.h"
 #include "decide.h"
@@ -36,6 +38,126 @@ static uint64_t drive(hf_decider *d, int count, uint64_t *values) {
         digest = digest * 1000003u ^ v;
     }
     return digest;
+}
+
+/* A site whose key (hf_site_key) is `key`: sites are searched upwards. */
+static uintptr_t site_with_key(uint16_t key) {
+    uintptr_t site = 0x1000;
+    while (hf_site_key(site) != key) site++;
+    return site;
+}
+
+/* Three task choices among tasks 1..3, task 1 the default, as facts say:
+ * before the first, task 1 is about to access `after`; the access at
+ * `before` runs after the first choice.  Returns the digest of choices. */
+static uint64_t constrained_choices(hf_decider *d, uintptr_t before, uintptr_t after, uint64_t *choice) {
+    static const int ids[3] = {1, 2, 3};
+    hf_task_facts facts[3] = {{.next_site = after}, {.next_site = 0x10}, {.next_site = 0x20}};
+    d->task_options = ids;
+    d->task_facts = facts;
+    uint64_t digest = 0;
+    for (int i = 0; i < 3; i++) {
+        choice[i] = hf_decide_task(d, 3, 0);
+        digest = digest * 31 + choice[i];
+        if (i == 0) hf_decider_site_ran(d, before);
+    }
+    d->task_options = NULL;
+    d->task_facts = NULL;
+    return digest;
+}
+
+static void check_orders(hf_decider *d) {
+    uint16_t before_key = 0x123, after_key = 0xabc;
+    uintptr_t before = site_with_key(before_key), after = site_with_key(after_key);
+    uint32_t keys = before_key | (uint32_t)after_key << 12;
+    uint8_t record[6] = {HF_GENERATOR_RECORD, HF_GEN_ORDER, (uint8_t)keys, (uint8_t)(keys >> 8), (uint8_t)(keys >> 16), 0};
+    uint64_t choice[3], again[3];
+
+    hf_decider_init(d, record, sizeof record);
+    constrained_choices(d, before, after, choice);
+    CHECK(choice[0] == 1 && choice[1] == 0 && choice[2] == 0 && d->deviations == 1,
+          "an ordering constraint holds task 1 back (task 2 runs) until its before site has run, then task 1 "
+          "runs by default (choices %llu %llu %llu, %u deviation)", (unsigned long long)choice[0],
+          (unsigned long long)choice[1], (unsigned long long)choice[2], d->deviations);
+
+    uint8_t encoded[64];
+    size_t n = hf_decider_encode(d, encoded, sizeof encoded);
+    int explicit_only = n < sizeof encoded;
+    for (size_t i = 0; i < n; i++) explicit_only &= encoded[i] != HF_GENERATOR_RECORD;
+    hf_decider_init(d, encoded, n);
+    constrained_choices(d, 0x30, 0x40, again);   /* sites no constraint names */
+    CHECK(explicit_only && !memcmp(choice, again, sizeof choice),
+          "the constrained choices re-encode into %zu bytes of explicit records that replay them", n);
+
+    /* Where every option is held back, the choice stands. */
+    static const int ids[2] = {1, 2};
+    hf_task_facts held[2] = {{.next_site = after}, {.next_site = after}};
+    hf_decider_init(d, record, sizeof record);
+    d->task_options = ids;
+    d->task_facts = held;
+    uint64_t v = hf_decide_task(d, 2, 1);
+    CHECK(v == 1 && d->deviations == 0, "a constraint that holds back every option changes nothing");
+
+    /* A task held back again and again while another runs (it spins on a
+     * lock the held one has): the constraint is given up. */
+    hf_task_facts spun[2] = {{.next_site = after}, {.next_site = 0x10}};
+    hf_decider_init(d, record, sizeof record);
+    d->task_options = ids;
+    d->task_facts = spun;
+    int first_kept = -1;
+    for (int i = 0; i < 2 * HF_HELD_MAX && first_kept < 0; i++)
+        if (hf_decide_task(d, 2, 0) == 0) first_kept = i;
+    CHECK(first_kept == HF_HELD_MAX - 1 && hf_decide_task(d, 2, 0) == 0,
+          "after %d choices held back the task runs, and its constraint is given up (it ran at choice %d)",
+          HF_HELD_MAX, first_kept);
+
+    /* The other way round: the before site names task 1's access, so
+     * nothing is held. */
+    keys = after_key | (uint32_t)before_key << 12;
+    uint8_t reversed[6] = {HF_GENERATOR_RECORD, HF_GEN_ORDER, (uint8_t)keys, (uint8_t)(keys >> 8), (uint8_t)(keys >> 16), 0};
+    hf_decider_init(d, reversed, sizeof reversed);
+    constrained_choices(d, before, after, choice);
+    CHECK(choice[0] == 0 && choice[1] == 0 && d->deviations == 0,
+          "a constraint on a site no option is about to access leaves the default");
+}
+
+/* POS runs the highest priority and draws a task's again after its events;
+ * SURW weighs tasks by the events they have left, and lets a running task
+ * at an access that cannot race go on, but not one at a pthread call. */
+static void check_pos_surw(void) {
+    static const int ids[2] = {1, 2};
+    hf_generator g;
+    int surw_second = 0, surw_runs_on = 1, surw_at_call = 0, pos_changes = 0;
+    for (uint64_t seed = 0; seed < 400; seed++) {
+        hf_generator_init(&g, HF_GEN_SURW, 0, seed, 0, UINT64_MAX);
+        hf_task_facts facts[2] = {{.calm_events = 91, .events = 0, .next_location = 8},
+                                  {.calm_events = 10, .events = 0, .next_location = 16}};
+        surw_second += hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, seed), 0, 1, 0, ids, facts) == 1;
+        facts[0].running = true;
+        facts[0].next_location = 0;   /* a site that cannot race */
+        facts[0].next_site = 5;
+        surw_runs_on &= hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, seed + 1), 0, 1, 1, ids, facts) == 0;
+        facts[0].next_site = 0;       /* a pthread call */
+        surw_at_call += hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, seed + 2), 0, 1, 1, ids, facts) == 1;
+
+        hf_generator_init(&g, HF_GEN_POS, 0, seed, 0, UINT64_MAX);
+        hf_task_facts pos_facts[2] = {{.events = 0}, {.events = 0}};
+        uint64_t first = hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, 0), 0, 1, 0, ids, pos_facts);
+        uint64_t stays = hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, 1), 0, 1, 0, ids, pos_facts);
+        pos_facts[first].events = 1;   /* it made an event: a new priority */
+        pos_changes += hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, 2), 0, 1, 0, ids, pos_facts) != first;
+        surw_runs_on &= stays == first;
+    }
+    CHECK(surw_second > 8 && surw_second < 80,
+          "SURW picks a task with 10 of 101 events left about a tenth of the time (%d of 400)", surw_second);
+    CHECK(surw_runs_on, "SURW lets a running task at an access that cannot race go on, and POS keeps its "
+                        "choice while no task made an event");
+    CHECK(surw_at_call > 8 && surw_at_call < 80,
+          "at a pthread call SURW draws again: the other task, with a tenth of the events left, runs %d of 400 "
+          "times", surw_at_call);
+    CHECK(pos_changes > 100 && pos_changes < 300,
+          "POS draws a new priority for a task after its event: the other runs next about half the time "
+          "(%d of 400)", pos_changes);
 }
 
 int main(void) {
@@ -243,6 +365,8 @@ int main(void) {
           "a deviation 509 decisions in and a generator at 700 encode and decode where they were put (first %d)",
           first);
 
+    check_orders(d);
+    check_pos_surw();
     free(log);
     free(d);
     return check_exit();

@@ -39,12 +39,6 @@ static hf_decision_log log_;
 static hf_item parsed[HF_ITEMS_MAX];
 static hf_deviation before[HF_DEVIATIONS_KEPT];
 
-static int item_order(const void *a, const void *b) {
-    const hf_item *x = a, *y = b;
-    if (x->index != y->index) return x->index < y->index ? -1 : 1;
-    return (int)y->generator - (int)x->generator;
-}
-
 static bool same_item(const hf_item *a, const hf_item *b) {
     if (a->index != b->index || a->generator != b->generator) return false;
     if (a->generator) return a->mode == b->mode && a->seed == b->seed && a->stretch == b->stretch;
@@ -64,7 +58,7 @@ static size_t random_input(hf_rng *rng, uint8_t *in) {
 static int run_items(const hf_target *t, const uint8_t *in, size_t len, hf_result *r) {
     hf_run_logged(t, in, len, &log_, r);
     int n = hf_items_parse(&log_, in, len, parsed, HF_ITEMS_MAX);
-    if (n > 0) qsort(parsed, (size_t)n, sizeof *parsed, item_order);
+    if (n > 0) qsort(parsed, (size_t)n, sizeof *parsed, hf_item_order);
     return n;
 }
 
@@ -107,7 +101,7 @@ static void check_target(const hf_target *t) {
         if (mutant == 0 || claim.kind == HF_MUT_BYTES) continue;
         mutants++;
         if (!seen[claim.kind]) { seen[claim.kind] = true; kinds_seen++; }
-        qsort(claim.item, claim.count, sizeof *claim.item, item_order);
+        qsort(claim.item, claim.count, sizeof *claim.item, hf_item_order);
         int got = run_items(t, out, mutant, &r);
         if (got < 0) continue;
         /* The first decision the mutant may change: its first generator, or
@@ -125,7 +119,7 @@ static void check_target(const hf_target *t) {
         }
         int ok = 1;
         for (uint32_t i = 0, j = 0; i < claim.count && claim.item[i].index <= edit; i++) {
-            while (j < (uint32_t)got && item_order(&parsed[j], &claim.item[i]) < 0) j++;
+            while (j < (uint32_t)got && hf_item_order(&parsed[j], &claim.item[i]) < 0) j++;
             bool reached = claim.item[i].generator || claim.item[i].index < log_.decisions;
             if (reached) ok &= j < (uint32_t)got && same_item(&parsed[j], &claim.item[i]);
         }
@@ -213,7 +207,7 @@ static const hf_target *aim_start(hf_rng *rng) {
  * it made); returns the mutant's size, 0 when the mutator made none. */
 static size_t aim_round(const hf_target *t, hf_rng *rng, uint8_t in[AIM_INPUT_MAX], size_t *len,
                         uint8_t out[MUTANT_MAX], hf_mutation *claim) {
-    hf_item fresh = hf_fresh_generator(rng, 0);
+    hf_item fresh = hf_fresh_generator(rng, false, 0);
     *len = hf_items_encode(&fresh, 1, in, AIM_INPUT_MAX);
     hf_result r;
     hf_run_logged(t, in, *len, hf_mutator_log(), &r);
@@ -274,7 +268,7 @@ static void check_rewind(void) {
     hf_mutator_force_kind(HF_MUT_REWIND);
     int early = 0, history = 300, tries = 300;
     for (int i = 0; i < history; i++) {
-        hf_item fresh = hf_fresh_generator(&rng, 0);
+        hf_item fresh = hf_fresh_generator(&rng, false, 0);
         size_t len = hf_items_encode(&fresh, 1, in, sizeof in);
         hf_result r;
         hf_run_logged(t, in, len, hf_mutator_log(), &r);
