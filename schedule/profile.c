@@ -11,15 +11,18 @@
  * not, so the reads-from pairs and the ordering constraints (decide.h)
  * that name sites by number mean the same in every build.
  *
- * The same pass notes which task spawned which, so that SURW can count
+ * The same run notes which task spawned which, so that SURW can count
  * among a task's events those of the tasks it has yet to spawn.
  *
  * The calm run is the one earlier run every input of a target shares, so a
- * run that uses what it tells is still a function of its bytes alone.  It is
- * made twice, once per process and target, before that target's first run:
- *   1. every access is noted: a site can race when a location it touched
- *      was touched by another task too, and by a store (either's);
- *   2. each task's accesses at such sites are counted.
+ * run that uses what it tells is still a function of its bytes alone.  It
+ * is learnt from once per process and target, before any other run of the
+ * target: from the first run itself when that is the calm run (the empty
+ * input: a campaign's first execution), else from a calm run made first
+ * (hf_profile_runs counts those).  Every access is noted: a site can race
+ * when a location it touched was touched by another task too, and by a
+ * store (either's); at the end, each task's events are its accesses at
+ * such sites and its pthread calls.
  * A site the calm run never ran may race, for all it knows.  One it ran and
  * never saw race is taken as thread-private or read-only (a loop bound, a
  * constant table): an access there is no event, and SURW does not choose at
@@ -35,6 +38,8 @@
  * first, whether another did, whether any store did, and the last site. */
 typedef struct site_entry { uintptr_t site; uint32_t id; bool races; } site_entry;
 typedef struct location_entry { uintptr_t location, site; int task; bool shared, stored; } location_entry;
+/* How many accesses one task made at one site: key site << 9 | task. */
+typedef struct count_entry { uintptr_t key; uint32_t count; } count_entry;
 
 /* Open addressing, at most half full, growing by doubling: `key` is the
  * first field of each entry, 0 an empty slot. */
@@ -42,8 +47,8 @@ typedef struct table { void *slots; size_t entry_size, capacity, count; } table;
 
 static struct {
     const hf_target *target;
-    int pass;                        /* 1 or 2 while the calm run is made, else 0 */
-    table sites, locations;
+    bool learning;                   /* the calm run is being made */
+    table sites, locations, counts;
     table unseen;                    /* sites the calm run never ran, numbered in this run */
     uint64_t runs;                   /* calm runs made to learn, in this process */
     int tasks;
@@ -94,8 +99,10 @@ static void clear(table *t, size_t entry_size) {
 void hf_profile_free(void) {
     clear(&calm.sites, sizeof(site_entry));
     clear(&calm.locations, sizeof(location_entry));
+    clear(&calm.counts, sizeof(count_entry));
     clear(&calm.unseen, sizeof(site_entry));
     calm.target = NULL;
+    calm.learning = false;
 }
 
 /* Takes each task's events and children from the calm run just made.  A
@@ -104,8 +111,17 @@ void hf_profile_free(void) {
 static void note_tasks(void) {
     int n = calm.tasks = hf_w.task_count;
     uint32_t subtree[HF_MAX_TASKS], later_siblings[HF_MAX_TASKS + 1] = {0};
+    for (int i = 0; i < n; i++) calm.events[i] = hf_w.tasks[i].facts.events;
+    /* While the run was made every access counted, as any site may race. */
+    for (size_t i = 0; i < calm.counts.capacity; i++) {
+        const count_entry *c = (const count_entry *)key_at(&calm.counts, i);
+        if (!c->key || ((const site_entry *)find(&calm.sites, c->key >> 9))->races) continue;
+        int task = (int)(c->key & 511);
+        assert(task >= 1 && task <= n && calm.events[task - 1] >= c->count);
+        calm.events[task - 1] -= c->count;
+    }
     for (int i = 0; i < n; i++) {
-        calm.events[i] = subtree[i] = hf_w.tasks[i].facts.events;
+        subtree[i] = calm.events[i];
         calm.child_count[i] = 0;
     }
     for (int i = n - 1; i >= 0; i--) {
@@ -129,22 +145,30 @@ static void note_tasks(void) {
     }
 }
 
-void hf_profile_learn(const hf_target *t) {
-    if (calm.target == t || !t->preempt_at_accesses) return;
-    hf_profile_free();
-    calm.target = t;   /* first: the calm runs themselves need no profile */
-    hf_result ignored;
-    calm.pass = 1;
-    hf_run(t, NULL, 0, &ignored);
-    clear(&calm.locations, sizeof(location_entry));
-    calm.pass = 2;
-    hf_run(t, NULL, 0, &ignored);
-    calm.pass = 0;
-    calm.runs += 2;
-    note_tasks();
+void hf_profile_run_starts(const hf_target *t, bool calm_run) {
+    if (calm.target != t && t->preempt_at_accesses) {
+        if (calm_run) {
+            hf_profile_free();
+            calm.target = t;
+            calm.learning = true;
+        } else {   /* the calm run first, and this one after it */
+            hf_result ignored;
+            hf_run(t, NULL, 0, &ignored);
+            calm.runs++;
+        }
+    }
+    if (calm.unseen.count) clear(&calm.unseen, sizeof(site_entry));
 }
 
-/* A site's entry in pass 1, numbered as it first appears. */
+void hf_profile_run_ends(void) {
+    if (!calm.learning) return;
+    calm.learning = false;
+    note_tasks();
+    clear(&calm.locations, sizeof(location_entry));
+    clear(&calm.counts, sizeof(count_entry));
+}
+
+/* A site's entry while the calm run is made, numbered as it first appears. */
 static site_entry *calm_site(uintptr_t site) {
     site_entry *s = add(&calm.sites, site);
     if (!s->id) s->id = (uint32_t)calm.sites.count;
@@ -154,10 +178,12 @@ static site_entry *calm_site(uintptr_t site) {
 uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int task, bool *may_race) {
     assert(site);
     *may_race = true;
-    if (calm.pass == 1) {
+    if (calm.learning) {
         location_entry *l = add(&calm.locations, location);
         site_entry *s = calm_site(site);
         uint32_t id = s->id;
+        assert(task >= 1 && task < 512);
+        ((count_entry *)add(&calm.counts, (uintptr_t)site << 9 | (uintptr_t)task))->count++;
         if (!l->task) l->task = task;
         l->shared |= l->task != task;
         l->stored |= store;
@@ -181,14 +207,11 @@ uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int tas
     return s->id;
 }
 
-void hf_profile_run_starts(void) {
-    if (calm.unseen.count) clear(&calm.unseen, sizeof(site_entry));
-}
 
 uint64_t hf_profile_runs(void) { return calm.runs; }
 
 uint32_t hf_profile_calm_events(int id, int spawned) {
-    if (calm.pass != 0 || calm.target != hf_w.target || id > calm.tasks) return 0;
+    if (calm.learning || calm.target != hf_w.target || id > calm.tasks) return 0;
     uint32_t events = calm.events[id - 1];
     if (spawned < calm.child_count[id - 1])
         events += calm.from_here_on[calm.child[calm.first_child[id - 1] + spawned] - 1];

@@ -71,9 +71,9 @@ enum { HF_READS_FROM_PAIRS_KEPT = 512 };
  * HF_READS_FROM_PAIRS_KEPT); sets *count. */
 const hf_reads_from_pair *hf_last_reads_from(uint32_t *count);
 
-/* The runs this process made to learn calm profiles (two per target that
- * preempts at its accesses, before its first run): executions too, which
- * a benchmark must count. */
+/* The calm runs this process made to learn profiles (one per target that
+ * preempts at its accesses, when its first run was not the calm run):
+ * executions too, which a benchmark must count. */
 uint64_t hf_profile_runs(void);
 
 /* Prints the last run's timeline (`last` events, 0 = all kept) and, for a

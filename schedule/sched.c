@@ -523,7 +523,6 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     hf_w.store_slots = hf_w.store_count = 0;
     hf_w.pairs = NULL;
     hf_w.pair_count = 0;
-    hf_profile_run_starts();
     hf_fiber_init_main(&hf_w.main_fiber);
 }
 
@@ -548,11 +547,12 @@ static void run(const hf_target *t, const uint8_t *data, size_t size, hf_strateg
                 hf_decision_log *log, hf_result *out) {
     assert(t && t->main && t->name);
     assert(!hf_w.current && "hf_run cannot be nested");
-    hf_profile_learn(t);
+    hf_profile_run_starts(t, size == 0 && !strategy);   /* the empty input is the calm run */
     reset_world(t, data, size, strategy, log);
     hf_spawn("main", t->main, NULL);
     if (setjmp(main_env) == 0) transfer(NULL, choose_next(WHY_START));
     tear_down();
+    hf_profile_run_ends();
     hf_result *r = &hf_w.result;
     r->time_ns = hf_w.now;
     r->steps = hf_w.steps;

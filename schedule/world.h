@@ -156,18 +156,19 @@ void hf_preemption_point(void);
  * from the instruction at `site` (the load/store hooks call it; so do the
  * pthread layer's atomics, as stores). */
 void hf_memory_access(const void *addr, bool store, uintptr_t site);
-/* profile.c: learns, once per process and target, what the target's calm
- * run tells (which sites can race, each task's accesses there), when the
- * target preempts at its accesses; hf_run calls it before a run. */
-void hf_profile_learn(const hf_target *t);
+/* profile.c: a run of `t` starts (`calm_run`: it is the calm run).  Once
+ * per process and target, when the target preempts at its accesses, the
+ * profile is learnt from the calm run: this one, or one made first.  Sites
+ * the calm run never ran are numbered anew in every run. */
+void hf_profile_run_starts(const hf_target *t, bool calm_run);
+/* profile.c: the run ended (the profile learnt, if it was learning). */
+void hf_profile_run_ends(void);
 void hf_profile_free(void);
 /* profile.c: the number of the access site at image offset `site` (to
  * `location`, by task `task`), and in *may_race whether an access there
  * can race, as the calm run tells; while that run is made, notes the
  * access.  0 for a target without a profile. */
 uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int task, bool *may_race);
-/* profile.c: a run starts (sites its calm run never ran are numbered anew). */
-void hf_profile_run_starts(void);
 /* profile.c: the accesses at sites that can race that the task of id `id`
  * made in the calm run of the target now running, and the tasks it spawned
  * there after its first `spawned` (and theirs, and so on); 0: none such. */

@@ -30,9 +30,9 @@
 #   default wall s median wall seconds of a default fuzzer's run (found or not)
 # Executions are all of them: libFuzzer's (stat::number_of_executed_units,
 # the failing one included) plus the runs the decision mutator makes itself
-# and the two calm runs that learn the program's profile
+# and any calm run made to learn the program's profile
 # (stat::heisenfuzz_mutator_runs); a total above --max-runs is not found.
-# The blind columns count those two calm runs too ("profile runs:").
+# The blind columns count that calm run too ("profile runs:").
 # Below the table: how many rows meet the goal (default median <= the better
 # of RFF and SURW, at least 2, and every seed found it), the rows that miss,
 # and each _ok twin fuzzed by the default fuzzer (-seed=1), which must stay clean.
