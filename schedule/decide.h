@@ -114,7 +114,9 @@
  *
  *              pos and surw see each option's hf_task_facts (below): what
  *              the runtime knows of the tasks' shared accesses.  The level
- *              is not used by either.  As in pct, a task chosen 256 times
+ *              is not used by either.  A target that does not preempt at
+ *              its accesses (a world) gives no facts, and there both draw
+ *              as a level-0 walk does.  As in pct, a task chosen 256 times
  *              in a row (here: without making an access) is spinning, and
  *              another gets a turn: pos draws the spinner a new priority,
  *              surw draws among all tasks by their weights.

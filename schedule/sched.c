@@ -215,15 +215,19 @@ static hf_task *choose_next(hf_why why) {
         if (n > 0) {
             if (++hf_w.steps > hf_w.max_steps) hf_fail_step_budget();
             int dflt = default_choice(runnable, n, self, why);
-            /* PCT (a strategy or a generator) needs to know which tasks these are. */
+            /* PCT (a strategy or a generator) needs to know which tasks these
+             * are; POS, SURW and ordering constraints what they are about to
+             * access, which only a target that preempts at accesses knows. */
+            bool facts = hf_w.target->preempt_at_accesses;
             for (int i = 0; i < n; i++) {
                 hf_w.runnable_ids[i] = runnable[i]->id;
+                if (!facts) continue;
                 hf_w.runnable_facts[i] = runnable[i]->facts;
                 hf_w.runnable_facts[i].calm_events = hf_profile_calm_events(runnable[i]->id, runnable[i]->spawned);
                 hf_w.runnable_facts[i].running = why == WHY_POINT && runnable[i] == self;
             }
             hf_w.decider.task_options = hf_w.runnable_ids;
-            hf_w.decider.task_facts = hf_w.runnable_facts;
+            hf_w.decider.task_facts = facts ? hf_w.runnable_facts : NULL;
             int pick = (int)hf_decide_task(&hf_w.decider, (uint64_t)n, (uint64_t)dflt);
             hf_w.decider.task_options = NULL;
             hf_w.decider.task_facts = NULL;
