@@ -182,8 +182,6 @@ uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int tas
         location_entry *l = add(&calm.locations, location);
         site_entry *s = calm_site(site);
         uint32_t id = s->id;
-        assert(task >= 1 && task < 512);
-        ((count_entry *)add(&calm.counts, (uintptr_t)site << 9 | (uintptr_t)task))->count++;
         if (!l->task) l->task = task;
         l->shared |= l->task != task;
         l->stored |= store;
@@ -207,6 +205,14 @@ uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int tas
     return s->id;
 }
 
+/* Counted once the access has run, as the task's events are: a task parked
+ * at an access when the calm run ended (a run that failed, or main that
+ * returned) never made it. */
+void hf_profile_access_ran(uintptr_t site, int task) {
+    if (!calm.learning) return;
+    assert(task >= 1 && task < 512);
+    ((count_entry *)add(&calm.counts, site << 9 | (uintptr_t)task))->count++;
+}
 
 uint64_t hf_profile_runs(void) { return calm.runs; }
 

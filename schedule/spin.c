@@ -77,7 +77,8 @@ void hf_memory_access(const void *addr, bool store, uintptr_t site) {
          * then its number in the calm run (the same in every build). */
         hf_task *self = hf_w.current;
         bool event;
-        site = hf_profile_site(site - (uintptr_t)__executable_start, (uintptr_t)addr, store, self->id, &event);
+        uintptr_t offset = site - (uintptr_t)__executable_start;
+        site = hf_profile_site(offset, (uintptr_t)addr, store, self->id, &event);
         self->facts.next_location = event ? (uintptr_t)addr : 0;
         self->facts.next_site = site;
         self->facts.next_stores = store;
@@ -86,6 +87,7 @@ void hf_memory_access(const void *addr, bool store, uintptr_t site) {
         self->facts.next_location = 0;
         self->facts.next_site = 0;
         hf_decider_site_ran(&hf_w.decider, site);
+        hf_profile_access_ran(offset, self->id);
         if (event) {
             self->facts.last_location = (uintptr_t)addr;
             self->facts.last_stored = store;

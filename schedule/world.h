@@ -169,6 +169,8 @@ void hf_profile_free(void);
  * can race, as the calm run tells; while that run is made, notes the
  * access.  0 for a target without a profile. */
 uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int task, bool *may_race);
+/* profile.c: the access at image offset `site` by task `task` has run. */
+void hf_profile_access_ran(uintptr_t site, int task);
 /* profile.c: the accesses at sites that can race that the task of id `id`
  * made in the calm run of the target now running, and the tasks it spawned
  * there after its first `spawned` (and theirs, and so on); 0: none such. */
