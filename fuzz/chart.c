@@ -429,6 +429,23 @@ int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis chart_axis
     return rc;
 }
 
+int hf_chart_write_file(const char *path, const hf_campaign *c, hf_chart_axis axis, char *error,
+                        size_t error_size) {
+    char *svg = NULL;
+    size_t svg_len = 0;
+    FILE *memory = open_memstream(&svg, &svg_len);
+    bool drawn = memory && hf_chart_write_svg(memory, c, axis, false) == 0;
+    if (memory && fclose(memory) != 0) drawn = false;
+    if (!drawn) {
+        snprintf(error, error_size, "out of memory drawing %s", path);
+        free(svg);
+        return -1;
+    }
+    int rc = hf_write_file(path, svg, svg_len, error, error_size);
+    free(svg);
+    return rc;
+}
+
 /* ---- The command ---------------------------------------------------------- */
 
 int hf_campaign_read_for_command(hf_campaign *c, const char *const *logs, size_t nlogs, bool skip_bad,
@@ -493,20 +510,9 @@ int hf_cmd_chart(int argc, char **argv) {
     int rc = hf_campaign_read_for_command(&c, logs, nlogs, o.skip_bad, "charts the good lines");
     if (rc) return rc;
     const hf_progress *last = &c.points[c.count - 1];
-    char *svg = NULL;
-    size_t svg_len = 0;
-    FILE *memory = open_memstream(&svg, &svg_len);
     hf_chart_axis chart_axis = axis == AXIS_WALL ? HF_CHART_WALL
                                : axis == AXIS_EXECUTIONS ? HF_CHART_EXECUTIONS : HF_CHART_LOGICAL;
-    if (!memory || hf_chart_write_svg(memory, &c, chart_axis, false) != 0 || fclose(memory) != 0) {
-        fprintf(stderr, "heisenfuzz: out of memory drawing %s\n", output);
-        hf_campaign_free(&c);
-        free(svg);
-        return 2;
-    }
-    rc = hf_write_file(output, svg, svg_len, error, sizeof error);
-    free(svg);
-    if (rc) {
+    if (hf_chart_write_file(output, &c, chart_axis, error, sizeof error) != 0) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
         hf_campaign_free(&c);
         return 2;
