@@ -141,7 +141,7 @@ static void axis_value_label(char *out, size_t size, axis_kind axis, double v, u
 
 /* ---- The drawing ---------------------------------------------------------- */
 
-enum { WIDTH = 1000, HEIGHT = 640, LEFT = 90, RIGHT = WIDTH - 90, TOP = 86, BOTTOM = HEIGHT - 150 };
+enum { WIDTH = 1000, HEIGHT = 640, LEFT = 90, RIGHT = WIDTH - 90, TOP = 86, BOTTOM = HEIGHT - 150, GT_INSET = 4 };
 
 #define BEHAVIOUR_COLOUR "#1f5fbf"
 #define CHAO1_COLOUR "#7fa7e0"
@@ -152,16 +152,24 @@ enum { WIDTH = 1000, HEIGHT = 640, LEFT = 90, RIGHT = WIDTH - 90, TOP = 86, BOTT
 typedef struct frame {
     axis_kind axis;
     double x_max, y_max;
-    double gt_low;           /* log10 of the right axis's bottom; its top is 1 */
+    /* log10 of the right axis's bottom and top: decades around the
+     * campaign's Good-Turing values, on their own axis, so that the line
+     * stays inside the plot.  A short campaign expects more than one new
+     * behaviour a run (f1/n up to 30 on its first lines): with the top
+     * fixed at 1, those values ran along the top edge. */
+    double gt_low, gt_high;
 } frame;
 
 static double px(const frame *f, double x) { return LEFT + (RIGHT - LEFT) * x / f->x_max; }
 static double py(const frame *f, double y) { return BOTTOM - (BOTTOM - TOP) * y / f->y_max; }
 static double py_gt(const frame *f, double gt) {
+    /* A log axis has no 0: f1 = 0 (nothing seen once) sits on the bottom. */
     double l = gt > 0 ? log10(gt) : f->gt_low;
     if (l < f->gt_low) l = f->gt_low;
-    if (l > 0) l = 0;   /* more than one new behaviour expected per run: the top */
-    return BOTTOM - (BOTTOM - TOP) * (l - f->gt_low) / -f->gt_low;
+    if (l > f->gt_high) l = f->gt_high;
+    /* A few pixels inside the frame, so that the line at either end of
+     * its axis is not drawn over the frame's edge, half clipped. */
+    return BOTTOM - GT_INSET - (BOTTOM - TOP - 2 * GT_INSET) * (l - f->gt_low) / (f->gt_high - f->gt_low);
 }
 
 typedef double series_fn(const hf_progress *p);
@@ -251,7 +259,9 @@ static void put_y_axes(text *t, const frame *f) {
             py(f, y));
         put(t, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 8, py(f, y) + 4, label);
     }
-    for (double l = f->gt_low; l <= 0; l += 1)
+    /* At most about ten labels, however many decades the values span. */
+    double every = ceil((f->gt_high - f->gt_low) / 10);
+    for (double l = f->gt_low; l <= f->gt_high; l += every)
         put(t, "<text x=\"%d\" y=\"%.1f\" fill=\"" GOOD_TURING_COLOUR "\">1e%d</text>\n", RIGHT + 8,
             py_gt(f, pow(10, l)) + 4, (int)l);
     put(t, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" class=\"axis\" "
@@ -353,7 +363,7 @@ static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, cons
 static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logical_time, const episode *e,
                    size_t episodes) {
     const hf_progress *last = &c->points[c->count - 1];
-    frame f = {.axis = axis, .x_max = x_of(last, axis), .gt_low = -1};
+    frame f = {.axis = axis, .x_max = x_of(last, axis), .gt_low = -1, .gt_high = 0};
     if (f.x_max <= 0) f.x_max = 1;
     double s_max = 0, chao_max = 0;
     for (size_t i = 0; i < c->count; i++) {
