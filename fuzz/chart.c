@@ -339,7 +339,9 @@ static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, cons
     put_escaped(t, c->target);
     put(t, " (");
     put_escaped(t, c->engines);
-    put(t, ", %zu process%s)</text>\n", c->processes, c->processes == 1 ? "" : "es");
+    char size[64];
+    hf_campaign_size(c, size, sizeof size);
+    put(t, ", %s)</text>\n", size);
     put(t, "<text x=\"%d\" y=\"52\" class=\"sub\">%s executions · %s logical · %s wall · %s behaviours, "
            "Chao1 %.0f · Good-Turing %.1e · %llu crash%s</text>\n",
         LEFT, execs, logical, wall, behaviours, hf_chao1(last->behaviours, last->f1, last->f2),
@@ -373,6 +375,7 @@ static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logica
         if (ch > chao_max) chao_max = ch;
         double gt = hf_good_turing(p->f1, p->executions);
         if (gt > 0 && floor(log10(gt)) < f.gt_low) f.gt_low = floor(log10(gt));
+        if (gt > 0 && ceil(log10(gt)) > f.gt_high) f.gt_high = ceil(log10(gt));
     }
     /* Chao1 may dwarf the raw curve early on; the curve is what matters. */
     double top = chao_max < 2 * s_max ? chao_max : 2 * s_max;
@@ -533,8 +536,9 @@ int hf_cmd_chart(int argc, char **argv) {
     for (size_t i = 0; i < c.count; i++) hf_plateau_update(&rule, &c.points[i]);
     char status[512];
     hf_status_line(status, sizeof status, last, &rule);
-    printf("%s: %s (%s, %zu process%s), %zu points\n%s\n", output, c.target, c.engines, c.processes,
-           c.processes == 1 ? "" : "es", c.count, status);
+    char size[64];
+    hf_campaign_size(&c, size, sizeof size);
+    printf("%s: %s (%s, %s), %zu points\n%s\n", output, c.target, c.engines, size, c.count, status);
     if (rule.holds) {
         char logical[32], wall[32];
         hf_format_duration(logical, sizeof logical, (double)rule.quiet_since.logical_ns / 1e9);

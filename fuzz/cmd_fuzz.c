@@ -379,8 +379,9 @@ static void print_status(const campaign *c, status_mode mode, double elapsed, si
         hf_plateau rule = {0};
         for (size_t i = 0; i < log.count; i++) hf_plateau_update(&rule, &log.points[i]);
         hf_status_line(status, sizeof status, &log.points[log.count - 1], &rule);
-        snprintf(line, sizeof line, "heisenfuzz: [%.0f s, %zu process%s] %s  crash files: %zu", elapsed,
-                 log.processes, log.processes == 1 ? "" : "es", status, crashes);
+        char size[64];
+        hf_campaign_size(&log, size, sizeof size);
+        snprintf(line, sizeof line, "heisenfuzz: [%.0f s, %s] %s  crash files: %zu", elapsed, size, status, crashes);
         hf_campaign_free(&log);
     } else {
         snprintf(line, sizeof line, "heisenfuzz: [%.0f s] %s  crash files: %zu", elapsed, status, crashes);

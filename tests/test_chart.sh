@@ -125,9 +125,9 @@ if command -v afl-fuzz >/dev/null && [ -x "$OUT/counter_afl" ]; then
     done
     wait
     "$HF" chart "$tmp/afl-main.log" "$tmp/afl-second.log" -o "$tmp/afl.svg" >"$tmp/afl.out" 2>&1
-    grep -q "(AFL++, 2 processes)" "$tmp/afl.out"
-    check $? "AFL++ main and secondary, one log each: chart merges them as 2 processes$(
-        grep -q "(AFL++, 2 processes)" "$tmp/afl.out" || echo " ($(head -n 1 "$tmp/afl.out"); main: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-main.out"); second: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-second.out"); log lines: $(cat "$tmp"/afl-*.log 2>/dev/null | wc -l))")"
+    grep -q "(AFL++, 2 instances)" "$tmp/afl.out"
+    check $? "AFL++ main and secondary, one log each: chart merges them as 2 instances$(
+        grep -q "(AFL++, 2 instances)" "$tmp/afl.out" || echo " ($(head -n 1 "$tmp/afl.out"); main: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-main.out"); second: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-second.out"); log lines: $(cat "$tmp"/afl-*.log 2>/dev/null | wc -l))")"
 fi
 
 # ---- A plateau and a crash -------------------------------------------------------------
