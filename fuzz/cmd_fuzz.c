@@ -244,17 +244,9 @@ static int start_afl(campaign *c) {
     unsetenv("ASAN_OPTIONS");
     unsetenv("UBSAN_OPTIONS");
     unsetenv("MSAN_OPTIONS");
-    setenv("AFL_NO_UI", "1", 1);
-    setenv("AFL_SKIP_CPUFREQ", "1", 1);
-    setenv("AFL_NO_AFFINITY", "1", 1);
-    setenv("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1", 1);
-    /* Nearly every generated schedule is a new queue entry; eight
-     * calibration runs for each would be most of the campaign. */
-    setenv("AFL_FAST_CAL", "1", 1);
-    if (c->mutator[0]) {
-        setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
-        setenv("AFL_CUSTOM_MUTATOR_ONLY", "1", 1);   /* see mutator_afl.c */
-    }
+    hf_env_var vars[HF_AFL_ENV_MAX];
+    size_t nvars = hf_afl_environment(c->mutator, vars);
+    for (size_t i = 0; i < nvars; i++) setenv(vars[i].name, vars[i].value, 1);
     if (c->mutator[0] && c->jobs > 1) {
         /* Each instance's library keeps its corpus itself, AFL++'s queues
          * staying empty: the instances share theirs here instead. */
@@ -560,6 +552,7 @@ typedef struct fuzz_options {
     const char *dir;
     const char *log;         /* NULL: DIR/TARGET.log */
     bool verbose;
+    bool afl_env;
 } fuzz_options;
 
 static const fuzz_options fuzz_defaults = {.engine = ENGINE_LIBFUZZER, .jobs = 1, .time_s = 600, .dir = "hf-work"};
@@ -581,6 +574,9 @@ static const hf_option fuzz_option_table[] = {
      .help = "the discovery log every process appends to (default DIR/TARGET.log)"},
     {.name = "verbose", .short_name = 'v', HF_FLAG(fuzz_options, verbose),
      .help = "show the engines' own output here as it comes, instead of in DIR/TARGET.engine.out"},
+    {.name = "afl-env", HF_FLAG(fuzz_options, afl_env),
+     .help = "print the AFL_* variables an AFL++ campaign on TARGET sets, NAME=value a line, and exit: "
+             "to run afl-fuzz as this command does"},
 };
 
 const hf_command_spec hf_fuzz_spec = {
@@ -630,6 +626,13 @@ int hf_cmd_fuzz(int argc, char **argv) {
     if (find_fuzzer(c, bin_dir) != 0) goto done;
     snprintf(c->name, sizeof c->name, "%s", hf_tool_target_name(c->target));
     find_dict_and_seeds(c, bin_dir);
+    if (o.afl_env) {
+        hf_env_var vars[HF_AFL_ENV_MAX];
+        size_t nvars = hf_afl_environment(c->mutator, vars);
+        for (size_t v = 0; v < nvars; v++) printf("%s=%s\n", vars[v].name, vars[v].value);
+        status = 0;
+        goto done;
+    }
     const char *name = c->name;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     if (c->engine == ENGINE_AFL) snprintf(c->corpus, sizeof c->corpus, "%s/afl-%s", dir, name);
