@@ -24,6 +24,10 @@
 #   --install     also install into PREFIX: bin/heisenfuzz, the static
 #                 libraries, include/heisenfuzz/ and a pkg-config file per
 #                 flavour (heisenfuzz, -replay, -libfuzzer, -afl)
+#   --print-sources  print the source lists, NAME=files one a line (RUNTIME,
+#                 TARGET, TOOL, HARNESS, and ACCESS_POINT: the sources
+#                 compiled at -O0), and build nothing: for scripts
+#                 that link a build's objects (tests/relink_target.sh)
 #
 # Under OSS-Fuzz ($OUT and $LIB_FUZZING_ENGINE set) it builds the fuzzers
 # with the given $CC, $CFLAGS and $LIB_FUZZING_ENGINE into $OUT (the fixed
@@ -338,6 +342,11 @@ local_build() {
             --opt) [ $# -ge 2 ] || die "--opt needs a value"; opt=$2; shift ;;
             --out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
             --install) [ $# -ge 2 ] || die "--install needs a prefix"; INSTALL_PREFIX=$2; shift ;;
+            --print-sources)
+                # shellcheck disable=SC2086
+                printf '%s=%s\n' RUNTIME "$(echo $RUNTIME_SOURCES)" TARGET "$(echo $TARGET_SOURCES)" \
+                    TOOL "$(echo $TOOL_SOURCES)" HARNESS "$HARNESS_SOURCES" ACCESS_POINT "$(echo $ACCESS_POINT_SOURCES)"
+                exit 0 ;;
             -h|--help) sed -n '2,/^set -euo/{/^set/d;p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
             *) die "unknown option '$1' (see ./build.sh --help)" ;;
         esac

@@ -24,9 +24,10 @@
  * not found the bug within --max-runs counts as --max-runs + 1, shown ">".
  * Each is run from an empty corpus with the target's dictionary, as
  * `heisenfuzz fuzz` does (AFL++, which wants a seed, from the calm run),
- * AFL++ with AFL_FAST_CAL=1: nearly every generated schedule is a new queue
- * entry, and its default eight calibration runs per entry would dominate;
- * and with AFL_CUSTOM_MUTATOR_ONLY=1, as `heisenfuzz fuzz --engine afl`.
+ * AFL++ with the settings of `heisenfuzz fuzz --engine afl`
+ * (hf_afl_environment): fast calibration, since nearly every generated
+ * schedule is a new queue entry and its default eight calibration runs per
+ * entry would dominate, and the decision mutator library alone.
  * Under each row the goals are checked, and lf-search is set against lf-cov
  * seed by seed, since a median of a few seeds cannot tell a cost from a
  * coin flip.
@@ -159,13 +160,19 @@ static outcome afl_runs(const char *bin_dir, const char *name, const char *dict,
     fclose(calm);
     char dict_arg[PATH_MAX + 16] = "";
     if (access(dict, R_OK) == 0) snprintf(dict_arg, sizeof dict_arg, "-x '%s'", dict);
-    char cmd[PATH_MAX * 6];
+    /* The campaign's settings (hf_afl_environment), and the benchmark's
+     * own: stop at the first crash, quietly. */
+    char library[PATH_MAX + 64], settings[PATH_MAX * 2] = "";
+    snprintf(library, sizeof library, "%s/%s_afl_mutator.so", bin_dir, name);
+    hf_env_var vars[HF_AFL_ENV_MAX];
+    size_t nvars = hf_afl_environment(library, vars), used = 0;
+    for (size_t i = 0; i < nvars && used < sizeof settings; i++)
+        used += (size_t)snprintf(settings + used, sizeof settings - used, "%s='%s' ", vars[i].name, vars[i].value);
+    char cmd[PATH_MAX * 8];
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && AFL_BENCH_UNTIL_CRASH=1 AFL_FAST_CAL=1 AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_QUIET=1 "
-             "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 HEISENFUZZ_MUTATOR_RUNS='%s/mutator-runs' "
-             "AFL_CUSTOM_MUTATOR_ONLY=1 AFL_CUSTOM_MUTATOR_LIBRARY='%s/%s_afl_mutator.so' afl-fuzz -t 1000 -s %" PRIu64 " -E %" PRIu64
-             " %s -i seeds -o findings -- '%s/%s_afl' >afl.log 2>&1",
-             dir, dir, bin_dir, name, seed, max, dict_arg, bin_dir, name);
+             "cd '%s' && %sAFL_BENCH_UNTIL_CRASH=1 AFL_QUIET=1 HEISENFUZZ_MUTATOR_RUNS='%s/mutator-runs' "
+             "afl-fuzz -t 1000 -s %" PRIu64 " -E %" PRIu64 " %s -i seeds -o findings -- '%s/%s_afl' >afl.log 2>&1",
+             dir, settings, dir, seed, max, dict_arg, bin_dir, name);
     double start = hf_wall_seconds();
     int status = system(cmd);
     double seconds = hf_wall_seconds() - start;

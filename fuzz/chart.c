@@ -141,7 +141,7 @@ static void axis_value_label(char *out, size_t size, axis_kind axis, double v, u
 
 /* ---- The drawing ---------------------------------------------------------- */
 
-enum { WIDTH = 1000, HEIGHT = 640, LEFT = 90, RIGHT = WIDTH - 90, TOP = 86, BOTTOM = HEIGHT - 150 };
+enum { WIDTH = 1000, HEIGHT = 640, LEFT = 90, RIGHT = WIDTH - 90, TOP = 86, BOTTOM = HEIGHT - 150, GT_INSET = 4 };
 
 #define BEHAVIOUR_COLOUR "#1f5fbf"
 #define CHAO1_COLOUR "#7fa7e0"
@@ -152,16 +152,24 @@ enum { WIDTH = 1000, HEIGHT = 640, LEFT = 90, RIGHT = WIDTH - 90, TOP = 86, BOTT
 typedef struct frame {
     axis_kind axis;
     double x_max, y_max;
-    double gt_low;           /* log10 of the right axis's bottom; its top is 1 */
+    /* log10 of the right axis's bottom and top: decades around the
+     * campaign's Good-Turing values, on their own axis, so that the line
+     * stays inside the plot.  A short campaign expects more than one new
+     * behaviour a run (f1/n up to 30 on its first lines): with the top
+     * fixed at 1, those values ran along the top edge. */
+    double gt_low, gt_high;
 } frame;
 
 static double px(const frame *f, double x) { return LEFT + (RIGHT - LEFT) * x / f->x_max; }
 static double py(const frame *f, double y) { return BOTTOM - (BOTTOM - TOP) * y / f->y_max; }
 static double py_gt(const frame *f, double gt) {
+    /* A log axis has no 0: f1 = 0 (nothing seen once) sits on the bottom. */
     double l = gt > 0 ? log10(gt) : f->gt_low;
     if (l < f->gt_low) l = f->gt_low;
-    if (l > 0) l = 0;   /* more than one new behaviour expected per run: the top */
-    return BOTTOM - (BOTTOM - TOP) * (l - f->gt_low) / -f->gt_low;
+    if (l > f->gt_high) l = f->gt_high;
+    /* A few pixels inside the frame, so that the line at either end of
+     * its axis is not drawn over the frame's edge, half clipped. */
+    return BOTTOM - GT_INSET - (BOTTOM - TOP - 2 * GT_INSET) * (l - f->gt_low) / (f->gt_high - f->gt_low);
 }
 
 typedef double series_fn(const hf_progress *p);
@@ -251,7 +259,9 @@ static void put_y_axes(text *t, const frame *f) {
             py(f, y));
         put(t, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 8, py(f, y) + 4, label);
     }
-    for (double l = f->gt_low; l <= 0; l += 1)
+    /* At most about ten labels, however many decades the values span. */
+    double every = ceil((f->gt_high - f->gt_low) / 10);
+    for (double l = f->gt_low; l <= f->gt_high; l += every)
         put(t, "<text x=\"%d\" y=\"%.1f\" fill=\"" GOOD_TURING_COLOUR "\">1e%d</text>\n", RIGHT + 8,
             py_gt(f, pow(10, l)) + 4, (int)l);
     put(t, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" class=\"axis\" "
@@ -329,7 +339,9 @@ static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, cons
     put_escaped(t, c->target);
     put(t, " (");
     put_escaped(t, c->engines);
-    put(t, ", %zu process%s)</text>\n", c->processes, c->processes == 1 ? "" : "es");
+    char size[64];
+    hf_campaign_size(c, size, sizeof size);
+    put(t, ", %s)</text>\n", size);
     put(t, "<text x=\"%d\" y=\"52\" class=\"sub\">%s executions · %s logical · %s wall · %s behaviours, "
            "Chao1 %.0f · Good-Turing %.1e · %llu crash%s</text>\n",
         LEFT, execs, logical, wall, behaviours, hf_chao1(last->behaviours, last->f1, last->f2),
@@ -353,7 +365,7 @@ static void put_titles(text *t, const hf_campaign *c, bool no_logical_time, cons
 static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logical_time, const episode *e,
                    size_t episodes) {
     const hf_progress *last = &c->points[c->count - 1];
-    frame f = {.axis = axis, .x_max = x_of(last, axis), .gt_low = -1};
+    frame f = {.axis = axis, .x_max = x_of(last, axis), .gt_low = -1, .gt_high = 0};
     if (f.x_max <= 0) f.x_max = 1;
     double s_max = 0, chao_max = 0;
     for (size_t i = 0; i < c->count; i++) {
@@ -363,6 +375,7 @@ static void render(text *t, const hf_campaign *c, axis_kind axis, bool no_logica
         if (ch > chao_max) chao_max = ch;
         double gt = hf_good_turing(p->f1, p->executions);
         if (gt > 0 && floor(log10(gt)) < f.gt_low) f.gt_low = floor(log10(gt));
+        if (gt > 0 && ceil(log10(gt)) > f.gt_high) f.gt_high = ceil(log10(gt));
     }
     /* Chao1 may dwarf the raw curve early on; the curve is what matters. */
     double top = chao_max < 2 * s_max ? chao_max : 2 * s_max;
@@ -426,6 +439,23 @@ int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis chart_axis
     size_t len = svg.len - (size_t)(from - svg.data);
     int rc = fwrite(from, 1, len, out) == len ? 0 : -1;
     free(svg.data);
+    return rc;
+}
+
+int hf_chart_write_file(const char *path, const hf_campaign *c, hf_chart_axis axis, char *error,
+                        size_t error_size) {
+    char *svg = NULL;
+    size_t svg_len = 0;
+    FILE *memory = open_memstream(&svg, &svg_len);
+    bool drawn = memory && hf_chart_write_svg(memory, c, axis, false) == 0;
+    if (memory && fclose(memory) != 0) drawn = false;
+    if (!drawn) {
+        snprintf(error, error_size, "out of memory drawing %s", path);
+        free(svg);
+        return -1;
+    }
+    int rc = hf_write_file(path, svg, svg_len, error, error_size);
+    free(svg);
     return rc;
 }
 
@@ -493,20 +523,9 @@ int hf_cmd_chart(int argc, char **argv) {
     int rc = hf_campaign_read_for_command(&c, logs, nlogs, o.skip_bad, "charts the good lines");
     if (rc) return rc;
     const hf_progress *last = &c.points[c.count - 1];
-    char *svg = NULL;
-    size_t svg_len = 0;
-    FILE *memory = open_memstream(&svg, &svg_len);
     hf_chart_axis chart_axis = axis == AXIS_WALL ? HF_CHART_WALL
                                : axis == AXIS_EXECUTIONS ? HF_CHART_EXECUTIONS : HF_CHART_LOGICAL;
-    if (!memory || hf_chart_write_svg(memory, &c, chart_axis, false) != 0 || fclose(memory) != 0) {
-        fprintf(stderr, "heisenfuzz: out of memory drawing %s\n", output);
-        hf_campaign_free(&c);
-        free(svg);
-        return 2;
-    }
-    rc = hf_write_file(output, svg, svg_len, error, sizeof error);
-    free(svg);
-    if (rc) {
+    if (hf_chart_write_file(output, &c, chart_axis, error, sizeof error) != 0) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
         hf_campaign_free(&c);
         return 2;
@@ -517,8 +536,9 @@ int hf_cmd_chart(int argc, char **argv) {
     for (size_t i = 0; i < c.count; i++) hf_plateau_update(&rule, &c.points[i]);
     char status[512];
     hf_status_line(status, sizeof status, last, &rule);
-    printf("%s: %s (%s, %zu process%s), %zu points\n%s\n", output, c.target, c.engines, c.processes,
-           c.processes == 1 ? "" : "es", c.count, status);
+    char size[64];
+    hf_campaign_size(&c, size, sizeof size);
+    printf("%s: %s (%s, %s), %zu points\n%s\n", output, c.target, c.engines, size, c.count, status);
     if (rule.holds) {
         char logical[32], wall[32];
         hf_format_duration(logical, sizeof logical, (double)rule.quiet_since.logical_ns / 1e9);

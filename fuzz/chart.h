@@ -19,6 +19,12 @@ typedef enum hf_chart_axis { HF_CHART_LOGICAL, HF_CHART_EXECUTIONS, HF_CHART_WAL
  * Returns 0, or -1 when memory or the write failed. */
 int hf_chart_write_svg(FILE *out, const hf_campaign *c, hf_chart_axis axis, bool in_html);
 
+/* Writes the chart of `c` into the file `path` (temporary file, then
+ * rename), for `chart` and for `fuzz`'s chart at the end of a campaign.
+ * Returns 0, or -1 with a one-line reason naming the file in `error`. */
+int hf_chart_write_file(const char *path, const hf_campaign *c, hf_chart_axis axis, char *error,
+                        size_t error_size);
+
 /* Reads the logs for a command: on failure prints the one-line error, with
  * a hint that --skip-bad `skip_bad_does` (e.g. "charts the good lines") when
  * a line was bad, and returns 2; else prints how many bad lines were

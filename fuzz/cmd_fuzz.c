@@ -7,7 +7,14 @@
  *   DIR/crash-NAME-K       one crash per distinct failure of this campaign
  *   DIR/NAME.log           the discovery log every process appends to
  *   DIR/NAME.svg           its chart, drawn at the end
- *   DIR/NAME.engine.out    the engines' own output, when several run
+ *   DIR/NAME.engine.out    the engines' own output (unless --verbose)
+ *
+ * What it prints is the campaign's result, not the engines' chatter: one
+ * status line from the discovery log while it runs, then the failures, the
+ * minimized schedule's timeline and the files.  libFuzzer reports a failing
+ * schedule as a "deadly signal" with a stack trace (the harness aborts to
+ * report it), which a new user reads as a crash of the tool; so the
+ * engines' output goes to DIR/NAME.engine.out, and --verbose shows it live.
  *
  * It stops at the first failure unless --keep-going, or when --time runs
  * out, or at ^C: the engines get SIGINT once (each in its own process group,
@@ -18,6 +25,7 @@
  * deviations, and only the few that matter make a readable story.
  */
 #define _DEFAULT_SOURCE   /* readlink, setenv, kill, usleep, strdup */
+#include "chart.h"
 #include "files.h"
 #include "logread.h"
 #include "minimize.h"
@@ -35,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,7 +53,10 @@
  * no engine). */
 extern const char *hf_feedback_engine(void) __attribute__((weak));
 
-enum { MAX_JOBS = 64, MAX_CRASHES = 4096, STATUS_PERIOD_S = 5, GRACE_S = 30 };
+/* The status line: rewritten in place every second on a terminal; where
+ * stdout is a file or a pipe (a CI log, `| tee`), a carriage return would
+ * pile every update into one line, so a whole line every 5 s instead. */
+enum { MAX_JOBS = 64, MAX_CRASHES = 4096, STATUS_PERIOD_S = 5, TERMINAL_PERIOD_S = 1, GRACE_S = 30 };
 
 typedef enum engine { ENGINE_LIBFUZZER, ENGINE_AFL } engine;
 
@@ -68,6 +80,7 @@ typedef struct campaign {
     char mutator[PATH_MAX + 64];    /* AFL++ custom mutator beside the tool, or "" */
     int extra_argc;
     char **extra_argv;              /* after "--": handed to the engine */
+    bool verbose;                   /* the engines' output here, live, not in engine_out */
     pid_t pids[MAX_JOBS];
     int running;
 } campaign;
@@ -152,8 +165,8 @@ static void find_dict_and_seeds(campaign *c, const char *bin_dir) {
 /* ---- Starting the engines ---------------------------------------------------- */
 
 /* Forks a child in its own process group running `args`, its output in
- * engine_out when `quiet`. */
-static pid_t spawn(const campaign *c, char *const *args, bool quiet) {
+ * engine_out unless --verbose. */
+static pid_t spawn(const campaign *c, char *const *args) {
     pid_t pid = fork();
     if (pid < 0) {
         perror("heisenfuzz: fork");
@@ -162,7 +175,7 @@ static pid_t spawn(const campaign *c, char *const *args, bool quiet) {
     if (pid == 0) {
         setpgid(0, 0);
         signal(SIGINT, SIG_DFL);
-        if (quiet) {
+        if (!c->verbose) {
             int fd = open(c->engine_out, O_WRONLY | O_APPEND | O_CREAT, 0666);
             if (fd >= 0) {
                 dup2(fd, 1);
@@ -178,7 +191,7 @@ static pid_t spawn(const campaign *c, char *const *args, bool quiet) {
     return pid;
 }
 
-static int start_libfuzzer(campaign *c, bool quiet) {
+static int start_libfuzzer(campaign *c) {
     static char prefix[PATH_MAX + 96], seed[64], time_arg[64], dict[PATH_MAX + 96], fork_arg[32];
     char *args[96];
     int n = 0;
@@ -205,7 +218,7 @@ static int start_libfuzzer(campaign *c, bool quiet) {
     args[n++] = c->corpus;   /* new inputs go to the first corpus directory */
     if (c->seeds[0]) args[n++] = c->seeds;
     args[n] = NULL;
-    pid_t pid = spawn(c, args, quiet);
+    pid_t pid = spawn(c, args);
     if (pid < 0) return -1;
     c->pids[c->running++] = pid;
     return 0;
@@ -231,17 +244,9 @@ static int start_afl(campaign *c) {
     unsetenv("ASAN_OPTIONS");
     unsetenv("UBSAN_OPTIONS");
     unsetenv("MSAN_OPTIONS");
-    setenv("AFL_NO_UI", "1", 1);
-    setenv("AFL_SKIP_CPUFREQ", "1", 1);
-    setenv("AFL_NO_AFFINITY", "1", 1);
-    setenv("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1", 1);
-    /* Nearly every generated schedule is a new queue entry; eight
-     * calibration runs for each would be most of the campaign. */
-    setenv("AFL_FAST_CAL", "1", 1);
-    if (c->mutator[0]) {
-        setenv("AFL_CUSTOM_MUTATOR_LIBRARY", c->mutator, 1);
-        setenv("AFL_CUSTOM_MUTATOR_ONLY", "1", 1);   /* see mutator_afl.c */
-    }
+    hf_env_var vars[HF_AFL_ENV_MAX];
+    size_t nvars = hf_afl_environment(c->mutator, vars);
+    for (size_t i = 0; i < nvars; i++) setenv(vars[i].name, vars[i].value, 1);
     if (c->mutator[0] && c->jobs > 1) {
         /* Each instance's library keeps its corpus itself, AFL++'s queues
          * staying empty: the instances share theirs here instead. */
@@ -286,7 +291,7 @@ static int start_afl(campaign *c) {
         args[n++] = "--";
         args[n++] = c->fuzzer;
         args[n] = NULL;
-        pid_t pid = spawn(c, args, true);
+        pid_t pid = spawn(c, args);
         if (pid < 0) return -1;
         c->pids[c->running++] = pid;
     }
@@ -351,28 +356,48 @@ static void signal_all(campaign *c, int sig) {
         if (c->pids[i] > 0) kill(-c->pids[i], sig);
 }
 
-/* The campaign's status line, from the merged discovery log. */
-static void print_status(const campaign *c, double elapsed, size_t crashes) {
+/* How the status line is shown: in place on a terminal (TERMINAL), as a
+ * line now and then (LINES), or not at all (NONE: one libFuzzer process
+ * with --verbose prints its own). */
+typedef enum status_mode { STATUS_NONE, STATUS_LINES, STATUS_TERMINAL } status_mode;
+
+/* The campaign's status line, from the merged discovery log; `last` ends
+ * an in-place line with a newline. */
+static void print_status(const campaign *c, status_mode mode, double elapsed, size_t crashes, bool last) {
     const char *paths[] = {c->log};
     hf_campaign log;
-    char error[512], line[512] = "no executions logged yet";
+    char error[512], status[512] = "no executions logged yet", line[1024];
     if (hf_campaign_read(&log, paths, 1, true, error, sizeof error) == 0) {
         hf_plateau rule = {0};
         for (size_t i = 0; i < log.count; i++) hf_plateau_update(&rule, &log.points[i]);
-        hf_status_line(line, sizeof line, &log.points[log.count - 1], &rule);
-        printf("heisenfuzz: [%.0f s, %zu process%s] %s  crash files: %zu\n", elapsed, log.processes,
-               log.processes == 1 ? "" : "es", line, crashes);
+        hf_status_line(status, sizeof status, &log.points[log.count - 1], &rule);
+        char size[64];
+        hf_campaign_size(&log, size, sizeof size);
+        snprintf(line, sizeof line, "heisenfuzz: [%.0f s, %s] %s  crash files: %zu", elapsed, size, status, crashes);
         hf_campaign_free(&log);
     } else {
-        printf("heisenfuzz: [%.0f s] %s  crash files: %zu\n", elapsed, line, crashes);
+        snprintf(line, sizeof line, "heisenfuzz: [%.0f s] %s  crash files: %zu", elapsed, status, crashes);
+    }
+    /* libFuzzer's tab after "#N" has no place inside this line. */
+    for (char *tab = strchr(line, '\t'); tab; tab = strchr(tab, '\t')) *tab = ' ';
+    if (mode == STATUS_TERMINAL) {
+        /* A line longer than the terminal wraps, and the carriage return
+         * then goes back to its last row only: cut it to the width. */
+        struct winsize ws;
+        if (!last && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && strlen(line) >= ws.ws_col)
+            line[ws.ws_col - 1] = '\0';
+        printf("\r%s\033[K%s", line, last ? "\n" : "");
+    } else {
+        printf("%s\n", line);
     }
     fflush(stdout);
 }
 
 /* Waits for the engines: stops them at the first crash (unless
  * keep_going), after the time (plus a grace period), or at ^C. */
-static void watch(campaign *c, bool print_statuses) {
+static void watch(campaign *c, status_mode mode) {
     double start = hf_wall_seconds(), last_status = start, stop_sent = 0;
+    double period = mode == STATUS_TERMINAL ? TERMINAL_PERIOD_S : STATUS_PERIOD_S;
     bool stopping = false;
     int live = c->running;
     while (live > 0) {
@@ -393,7 +418,8 @@ static void watch(campaign *c, bool print_statuses) {
         free_list(&found);
         bool time_up = now - start > (double)c->time_s + GRACE_S;
         if (!stopping && (interrupted || time_up || (crashes > 0 && !c->keep_going))) {
-            if (interrupted) printf("\nheisenfuzz: interrupted; stopping the engines\n");
+            if (interrupted) printf("%sheisenfuzz: interrupted; stopping the engines\n",
+                                    mode == STATUS_TERMINAL ? "\r\033[K" : "\n");
             signal_all(c, SIGINT);
             stopping = true;
             stop_sent = now;
@@ -401,16 +427,16 @@ static void watch(campaign *c, bool print_statuses) {
             signal_all(c, SIGKILL);   /* an engine that ignores SIGINT */
             stop_sent = now + 1e9;
         }
-        if (print_statuses && now - last_status >= STATUS_PERIOD_S) {
-            print_status(c, now - start, crashes);
+        if (mode != STATUS_NONE && now - last_status >= period) {
+            print_status(c, mode, now - start, crashes, false);
             last_status = now;
         }
         usleep(200 * 1000);
     }
-    if (print_statuses) {
+    if (mode != STATUS_NONE) {
         crash_list found = {0};
         engine_crashes(c, &found);
-        print_status(c, hf_wall_seconds() - start, found.count);
+        print_status(c, mode, hf_wall_seconds() - start, found.count, true);
         free_list(&found);
     }
 }
@@ -464,14 +490,15 @@ static size_t sort_crashes(const campaign *c, kept_crash *kept, size_t cap) {
 }
 
 /* Minimizes a crash into CRASH.min and prints the timeline of the result;
- * the crash itself when it cannot be minimized. */
-static void show_crash(const hf_target *t, const char *path) {
+ * the crash itself when it cannot be minimized.  Returns whether CRASH.min
+ * was written. */
+static bool show_crash(const hf_target *t, const char *path) {
     size_t size;
     char error[512];
     uint8_t *data = hf_read_file(path, &size, error, sizeof error);
     if (!data) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
-        return;
+        return false;
     }
     bool contain = hf_tool_contains(t);
     hf_result r;
@@ -495,6 +522,20 @@ static void show_crash(const hf_target *t, const char *path) {
     }
     if (minimized == HF_MINIMIZED) hf_minimized_free(&m);
     free(data);
+    return written;
+}
+
+/* The chart of the merged log, written quietly: the status line has
+ * already said what its figures say.  Returns whether it was drawn. */
+static bool draw_chart(const campaign *c) {
+    const char *paths[] = {c->log};
+    hf_campaign log;
+    char error[512];
+    if (hf_campaign_read(&log, paths, 1, true, error, sizeof error) != 0) return false;
+    bool drawn = hf_chart_write_file(c->chart, &log, HF_CHART_LOGICAL, error, sizeof error) == 0;
+    if (!drawn) fprintf(stderr, "heisenfuzz: %s\n", error);
+    hf_campaign_free(&log);
+    return drawn;
 }
 
 /* ---- The command line -------------------------------------------------------- */
@@ -510,6 +551,8 @@ typedef struct fuzz_options {
     const char *seed;        /* handed to the engine as it is */
     const char *dir;
     const char *log;         /* NULL: DIR/TARGET.log */
+    bool verbose;
+    bool afl_env;
 } fuzz_options;
 
 static const fuzz_options fuzz_defaults = {.engine = ENGINE_LIBFUZZER, .jobs = 1, .time_s = 600, .dir = "hf-work"};
@@ -529,6 +572,11 @@ static const hf_option fuzz_option_table[] = {
      .help = "holds the corpus, one crash-TARGET-K per distinct failure, the discovery log and its chart"},
     {.name = "log", HF_STRING(fuzz_options, log), .value_name = "FILE",
      .help = "the discovery log every process appends to (default DIR/TARGET.log)"},
+    {.name = "verbose", .short_name = 'v', HF_FLAG(fuzz_options, verbose),
+     .help = "show the engines' own output here as it comes, instead of in DIR/TARGET.engine.out"},
+    {.name = "afl-env", HF_FLAG(fuzz_options, afl_env),
+     .help = "print the AFL_* variables an AFL++ campaign on TARGET sets, NAME=value a line, and exit: "
+             "to run afl-fuzz as this command does"},
 };
 
 const hf_command_spec hf_fuzz_spec = {
@@ -537,8 +585,9 @@ const hf_command_spec hf_fuzz_spec = {
     .summary = "fuzz TARGET with its libFuzzer or AFL++ binary, with its dictionary and seeds, until a run fails "
                "(every run with --keep-going) or the time is up; then replay the failure; exit 1 if one did.  "
                "DIR holds the corpus, one crash-TARGET-K per distinct failure, the discovery log every process "
-               "appends to (TARGET.log, or --log FILE) and its chart (TARGET.svg).  ^C stops the engines and "
-               "leaves every log complete",
+               "appends to (TARGET.log, or --log FILE), its chart (TARGET.svg) and the engines' own output "
+               "(TARGET.engine.out; --verbose shows it instead).  ^C stops the engines and leaves every log "
+               "complete",
     .options_first = true,   /* after TARGET come the engine's flags */
     HF_OPTION_TABLE(fuzz_option_table),
     .defaults = &fuzz_defaults,
@@ -559,6 +608,7 @@ int hf_cmd_fuzz(int argc, char **argv) {
     c->engine = (engine)o.engine;
     c->keep_going = o.keep_going;
     c->seed = o.seed;
+    c->verbose = o.verbose;
     c->target = hf_tool_target(operands[0]);
     if (!c->target) goto done;
     int i = 1;
@@ -576,6 +626,13 @@ int hf_cmd_fuzz(int argc, char **argv) {
     if (find_fuzzer(c, bin_dir) != 0) goto done;
     snprintf(c->name, sizeof c->name, "%s", hf_tool_target_name(c->target));
     find_dict_and_seeds(c, bin_dir);
+    if (o.afl_env) {
+        hf_env_var vars[HF_AFL_ENV_MAX];
+        size_t nvars = hf_afl_environment(c->mutator, vars);
+        for (size_t v = 0; v < nvars; v++) printf("%s=%s\n", vars[v].name, vars[v].value);
+        status = 0;
+        goto done;
+    }
     const char *name = c->name;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     if (c->engine == ENGINE_AFL) snprintf(c->corpus, sizeof c->corpus, "%s/afl-%s", dir, name);
@@ -601,16 +658,18 @@ int hf_cmd_fuzz(int argc, char **argv) {
     close(fd);
     setenv("HEISENFUZZ_LOG", c->log, 1);
 
-    /* One libFuzzer process prints its own progress, as it always did;
-     * several engines go to a file, and the campaign's status line here
-     * speaks for them all. */
-    bool quiet = c->engine == ENGINE_AFL || c->jobs > 1;
-    printf("heisenfuzz: fuzzing %s with %s (%d %s, corpus %s, at most %ld s%s)\n", name,
-           c->engine == ENGINE_AFL ? "AFL++" : "libFuzzer", c->jobs,
+    /* The campaign's one status line speaks for every engine; with
+     * --verbose one libFuzzer process prints its own progress instead, as
+     * it always did, and with several engines both show, each a line. */
+    status_mode mode = !c->verbose && isatty(STDOUT_FILENO) ? STATUS_TERMINAL
+                       : c->verbose && c->engine == ENGINE_LIBFUZZER && c->jobs == 1 ? STATUS_NONE
+                                                                                     : STATUS_LINES;
+    const char *engine_name = c->engine == ENGINE_AFL ? "AFL++" : "libFuzzer";
+    printf("heisenfuzz: fuzzing %s with %s (%d %s, corpus %s, at most %ld s%s)\n", name, engine_name, c->jobs,
            c->engine == ENGINE_AFL ? (c->jobs == 1 ? "instance" : "instances: a main and secondaries")
                                    : (c->jobs == 1 ? "process" : "workers (-fork)"),
            c->corpus, c->time_s, c->keep_going ? ", keeps going after a crash" : "");
-    if (quiet) printf("heisenfuzz: the engines' output goes to %s\n", c->engine_out);
+    if (!c->verbose) printf("heisenfuzz: engine output: %s (--verbose shows it here)\n", c->engine_out);
     if (c->engine == ENGINE_AFL && c->mutator[0]) printf("heisenfuzz: AFL++ custom mutator %s\n", c->mutator);
     fflush(stdout);
 
@@ -618,21 +677,19 @@ int hf_cmd_fuzz(int argc, char **argv) {
     ours.sa_handler = on_interrupt;
     sigemptyset(&ours.sa_mask);
     sigaction(SIGINT, &ours, &before);
-    int started = c->engine == ENGINE_AFL ? start_afl(c) : start_libfuzzer(c, quiet);
-    if (started == 0) watch(c, quiet);
-    else signal_all(c, SIGINT), watch(c, false);
+    int started = c->engine == ENGINE_AFL ? start_afl(c) : start_libfuzzer(c);
+    if (started == 0) watch(c, mode);
+    else signal_all(c, SIGINT), watch(c, STATUS_NONE);
     sigaction(SIGINT, &before, NULL);
 
     kept_crash *kept = calloc(MAX_CRASHES, sizeof *kept);
     size_t crashes = kept ? sort_crashes(c, kept, MAX_CRASHES) : 0;
     rmdir(c->staging);
 
-    /* The chart of the merged log (its summary goes to stdout). */
-    char *chart_args[] = {"chart", "-o", c->chart, c->log, NULL};
     struct stat st;
-    if (stat(c->log, &st) == 0 && st.st_size > 0 && hf_cmd_chart(4, chart_args) == 0)
-        printf("heisenfuzz: discovery log %s, chart %s\n", c->log, c->chart);
+    bool charted = stat(c->log, &st) == 0 && st.st_size > 0 && draw_chart(c);
 
+    bool minimized = false;
     if (crashes == 0) {
         printf("heisenfuzz: no failure found in %s%s\n", name, interrupted ? " (interrupted)" : "");
         status = started == 0 ? 0 : 2;   /* ^C without a failure is no error */
@@ -643,11 +700,44 @@ int hf_cmd_fuzz(int argc, char **argv) {
             hf_goal_describe(&kept[k].goal, what, sizeof what);
             printf("  %s  %s\n", kept[k].path, what);
         }
-        printf("heisenfuzz: %s found a failing schedule: %s\n", c->engine == ENGINE_AFL ? "AFL++" : "libFuzzer",
-               kept[0].path);
-        show_crash(c->target, kept[0].path);
+        printf("heisenfuzz: %s found a failing schedule: %s\n", engine_name, kept[0].path);
+        minimized = show_crash(c->target, kept[0].path);
         status = 1;
     }
+
+    /* The files last, where the reader is after a long timeline. */
+    enum { MAX_ROWS = 10, LISTED = 3 };
+    char min_path[PATH_MAX + 104], again[2 * PATH_MAX + 256], output_of[64];
+    const char *rows[MAX_ROWS][2];
+    int n = 0;
+    for (size_t k = 0; k < crashes && k < LISTED; k++) {
+        if (k > 0) {
+            rows[n][0] = kept[k].path, rows[n++][1] = "another failure's schedule";
+            continue;
+        }
+        /* The target as the user named it: a fuzzer binary's path too. */
+        snprintf(again, sizeof again, "the failing schedule; again: heisenfuzz replay %s %s", operands[0],
+                 kept[0].path);
+        rows[n][0] = kept[0].path, rows[n++][1] = again;
+        if (minimized) {
+            snprintf(min_path, sizeof min_path, "%s.min", kept[0].path);
+            rows[n][0] = min_path, rows[n++][1] = "the same failure, minimized: the timeline above";
+        }
+    }
+    if (crashes > LISTED) rows[n][0] = "...", rows[n++][1] = "more failures' schedules (all listed above)";
+    rows[n][0] = c->corpus, rows[n++][1] = c->engine == ENGINE_AFL ? "AFL++'s queues" : "the corpus";
+    rows[n][0] = c->log, rows[n++][1] = "the discovery log (heisenfuzz report makes a page of it)";
+    if (charted) rows[n][0] = c->chart, rows[n++][1] = "its chart: behaviours found over time, the plateau";
+    if (!c->verbose) {
+        snprintf(output_of, sizeof output_of, "%s's own output", engine_name);
+        rows[n][0] = c->engine_out, rows[n++][1] = output_of;
+    }
+    int width = 0;
+    for (int r = 0; r < n; r++)
+        if ((int)strlen(rows[r][0]) > width) width = (int)strlen(rows[r][0]);
+    printf("\nheisenfuzz: files of this campaign:\n");
+    for (int r = 0; r < n; r++) printf("  %-*s  %s\n", width, rows[r][0], rows[r][1]);
+    fflush(stdout);
     free(kept);
 done:
     free(c);

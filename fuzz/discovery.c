@@ -207,9 +207,13 @@ hf_discovery *hf_discovery_open(const char *path, const char *target, const char
     d->next_status_executions = 1024;
     d->next_status_s = d->next_line_s + STATUS_PERIOD_S;
 
+    /* afl-fuzz hands its shared memory's id to the target it runs: then
+     * this process is a child of the instance's fork server (or, without
+     * one, run by afl-fuzz itself), and all of them are one instance. */
+    long engine_pid = getenv("__AFL_SHM_ID") ? (long)getppid() : (long)getpid();
     char line[LINE_MAX_BYTES];
-    int len = snprintf(line, sizeof line, "start %s %.3f %ld %s %s\n", d->instance,
-                       clock_seconds(CLOCK_REALTIME), (long)getpid(), target, engine);
+    int len = snprintf(line, sizeof line, "start %s %.3f %ld %s %s %ld\n", d->instance,
+                       clock_seconds(CLOCK_REALTIME), (long)getpid(), target, engine, engine_pid);
     begin_lines(d);
     append_line(d, line, len);
     end_lines(d);

@@ -10,7 +10,7 @@
  *
  * The log is text, one record per line, fields separated by one space:
  *
- *   start INSTANCE UNIX_S PID TARGET ENGINE
+ *   start INSTANCE UNIX_S PID TARGET ENGINE ENGINE_PID
  *   seen INSTANCE BEHAVIOUR COUNT
  *   stats INSTANCE WALL_S EXECUTIONS LOGICAL_S BEHAVIOURS F1 F2 GOOD_TURING CHAO1 CRASHES
  *
@@ -18,6 +18,10 @@
  *   UNIX_S       when it began, seconds since 1970 (3 decimals)
  *   TARGET       the target's name; a pthread program's is the program's,
  *                its fuzzer's name less _fuzzer (hf_target_log_name)
+ *   ENGINE_PID   the engine instance it runs in: under afl-fuzz the fork
+ *                server that forked it (each child of an instance's fork
+ *                server logs as a process of its own), else PID; older
+ *                logs lack it, and each of their processes is an instance
  *   BEHAVIOUR    16 hex digits: a behaviour feature (behaviour.h)
  *   COUNT        1, 2 or 3: this process has now seen BEHAVIOUR in that
  *                many runs (3: three or more); each is written once, so

@@ -66,6 +66,8 @@ typedef struct reader {
     hf_campaign *c;
     process *procs;
     size_t nprocs, procs_cap;
+    uint64_t *engine_pids;   /* the instances whose processes name another as ENGINE_PID: few */
+    size_t nengine_pids, engine_pids_cap;
     uint64_t *map_ids;       /* open addressing: process id -> index + 1 */
     size_t *map_index;
     size_t map_mask;
@@ -208,13 +210,14 @@ static int lookup_process(reader *r, const char *field, size_t *index) {
 /* ---- Lines -------------------------------------------------------------- */
 
 static int read_start(reader *r, char **f, int n) {
-    if (n != 6) return fail(r, "a start line has 6 fields, this one %d", n);
-    uint64_t id, pid;
+    if (n != 6 && n != 7) return fail(r, "a start line has 6 or 7 fields, this one %d", n);
+    uint64_t id, pid, engine_pid = 0;
     double unix_s;
     if (!parse_hex(f[1], 12, &id)) return fail(r, "process id '%s' is not 12 hex digits", f[1]);
     if (find_process(r, id)) return fail(r, "process %s starts a second time", f[1]);
     if (!parse_decimal(f[2], &unix_s)) return fail(r, "start time '%s' is not a decimal number", f[2]);
     if (!parse_u64(f[3], &pid)) return fail(r, "process number '%s' is not a number", f[3]);
+    if (n == 7 && !parse_u64(f[6], &engine_pid)) return fail(r, "engine process '%s' is not a number", f[6]);
     if (strlen(f[4]) >= sizeof r->c->target) return fail(r, "target name too long");
     if (strlen(f[5]) >= 32) return fail(r, "engine name too long");
     hf_campaign *c = r->c;
@@ -242,6 +245,20 @@ static int read_start(reader *r, char **f, int n) {
     *p = (process){.id = id, .start_unix = unix_s};
     map_insert(r, id, r->nprocs);
     c->processes++;
+    /* A process run by another (an AFL++ fork server's child) is of that
+     * one's instance, which an earlier child may have counted. */
+    bool counted = false;
+    if (n == 7 && engine_pid != pid) {
+        for (size_t k = 0; k < r->nengine_pids && !counted; k++) counted = r->engine_pids[k] == engine_pid;
+        if (!counted) {
+            if (!reserve((void **)&r->engine_pids, &r->engine_pids_cap, r->nengine_pids + 1, sizeof *r->engine_pids)) {
+                r->fatal = true;
+                return fail(r, "out of memory");
+            }
+            r->engine_pids[r->nengine_pids++] = engine_pid;
+        }
+    }
+    if (!counted) c->instances++;
     return 0;
 }
 
@@ -695,6 +712,7 @@ int hf_campaign_read(hf_campaign *c, const char *const *paths, size_t npaths, bo
     }
     free(r.facts);
     free(r.procs);
+    free(r.engine_pids);
     free(r.map_ids);
     free(r.map_index);
     free(r.recs);
@@ -715,4 +733,9 @@ void hf_campaign_free(hf_campaign *c) {
     free(c->facts.crashes);
     free(c->facts.categories);
     c->facts = (hf_campaign_facts){0};
+}
+
+void hf_campaign_size(const hf_campaign *c, char *out, size_t size) {
+    if (!strcmp(c->engines, "AFL++")) snprintf(out, size, "%zu instance%s", c->instances, c->instances == 1 ? "" : "s");
+    else snprintf(out, size, "%zu process%s", c->instances, c->instances == 1 ? "" : "es");
 }

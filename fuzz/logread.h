@@ -62,6 +62,7 @@ typedef struct hf_campaign {
     char target[64];
     char engines[64];        /* "libFuzzer", "AFL++", or both joined by '+' */
     size_t processes;        /* start lines */
+    size_t instances;        /* engine instances: an AFL++ instance's fork-server children are one */
     hf_progress *points;     /* one per stats line, merged; wall_s from the earliest start */
     size_t count;
     size_t skipped;          /* bad lines skipped */
@@ -70,6 +71,11 @@ typedef struct hf_campaign {
     uint64_t *behaviour_ids; /* the distinct behaviours in the order the merge first counted them:
                               * point i accounts for the first points[i].behaviours */
 } hf_campaign;
+
+/* The campaign's size in words, "1 process", "6 processes" or, when every
+ * process is AFL++'s, "2 instances" (its fork-server children counted as
+ * the instance they serve). */
+void hf_campaign_size(const hf_campaign *c, char *out, size_t size);
 
 /* Reads and merges the logs in `paths`.  Returns 0, or -1 with a one-line
  * error ("FILE:LINE (byte OFFSET): what was wrong") in `error`: at the

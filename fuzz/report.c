@@ -439,8 +439,9 @@ static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props, c
     html(out, c->target);
     fputs("</h1>\n<p>", out);
     html(out, c->engines);
-    fprintf(out, ", %zu process%s: %s executions, %s wall, %s logical time simulated.", c->processes,
-            c->processes == 1 ? "" : "es", execs, wall, logical);
+    char size[64];
+    hf_campaign_size(c, size, sizeof size);
+    fprintf(out, ", %s: %s executions, %s wall, %s logical time simulated.", size, execs, wall, logical);
     if (c->skipped)
         fprintf(out, " %zu bad log line%s skipped (the first: ", c->skipped, c->skipped == 1 ? "" : "s");
     if (c->skipped) { html(out, c->first_skipped); fputs(").", out); }
@@ -569,8 +570,10 @@ int hf_cmd_report(int argc, char **argv) {
         hf_campaign_free(&c);
         return 2;
     }
-    printf("%s: %s (%s, %zu process%s), %zu properties of the target%s, %zu crash%s listed\n", output, c.target,
-           c.engines, c.processes, c.processes == 1 ? "" : "es", shown, props.known ? "" : " (counts unknown)",
+    char size[64];
+    hf_campaign_size(&c, size, sizeof size);
+    printf("%s: %s (%s, %s), %zu properties of the target%s, %zu crash%s listed\n", output, c.target, c.engines,
+           size, shown, props.known ? "" : " (counts unknown)",
            c.facts.crash_count, c.facts.crash_count == 1 ? "" : "es");
     if (props.from_catalogue) free(props.all);
     hf_campaign_free(&c);

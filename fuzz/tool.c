@@ -209,3 +209,20 @@ int hf_exe_dir(char *dir, size_t size) {
     if (slash) *slash = '\0';
     return 0;
 }
+
+size_t hf_afl_environment(const char *mutator, hf_env_var out[HF_AFL_ENV_MAX]) {
+    size_t n = 0;
+    out[n++] = (hf_env_var){"AFL_NO_UI", "1"};   /* lines, not a screen: its output goes to a file */
+    out[n++] = (hf_env_var){"AFL_SKIP_CPUFREQ", "1"};
+    out[n++] = (hf_env_var){"AFL_NO_AFFINITY", "1"};   /* shared machines: leave the cores to the kernel */
+    out[n++] = (hf_env_var){"AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1"};
+    /* Nearly every generated schedule is a new queue entry; eight
+     * calibration runs for each would be most of the campaign. */
+    out[n++] = (hf_env_var){"AFL_FAST_CAL", "1"};
+    if (mutator && *mutator) {
+        out[n++] = (hf_env_var){"AFL_CUSTOM_MUTATOR_LIBRARY", mutator};
+        out[n++] = (hf_env_var){"AFL_CUSTOM_MUTATOR_ONLY", "1"};   /* see mutator_afl.c */
+    }
+    assert(n <= HF_AFL_ENV_MAX);
+    return n;
+}

@@ -105,4 +105,15 @@ extern const hf_command_spec hf_bench_spec, hf_bench_search_spec, hf_bench_speci
 /* Every command's tables (bench has four), NULL-terminated: for the tests. */
 const hf_command_spec *const *hf_tool_command_specs(void);
 
+/* The AFL_* settings of an AFL++ campaign, in one place for `fuzz --engine
+ * afl`, `bench --search` and the tests (`fuzz --afl-env` prints them), so
+ * that a benchmark or a test measures the campaign a user gets.  With
+ * `mutator` (a custom mutator library's path) the library runs alone.
+ * Fills out[0..count) and returns count (at most HF_AFL_ENV_MAX). */
+enum { HF_AFL_ENV_MAX = 8 };
+typedef struct hf_env_var {
+    const char *name, *value;
+} hf_env_var;
+size_t hf_afl_environment(const char *mutator, hf_env_var out[HF_AFL_ENV_MAX]);
+
 #endif

@@ -1,9 +1,10 @@
 # png_check.py — what a rendered chart's screenshot shows, for test_chart.sh:
 # prints the number of distinct colours, the share of non-white pixels, and
-# how many pixels are near each named colour.  Decodes the PNG with zlib
-# alone (8-bit RGB or RGBA, no interlace: what Chromium writes).
+# how many pixels are near each named colour, in the whole picture or in a
+# box (X0,Y0 to X1,Y1, inclusive).  Decodes the PNG with zlib alone (8-bit
+# RGB or RGBA, no interlace: what Chromium writes).
 #
-#   python3 png_check.py FILE.png [NAME=RRGGBB ...]
+#   python3 png_check.py FILE.png [NAME=RRGGBB[@X0,Y0,X1,Y1] ...]
 import struct
 import sys
 import zlib
@@ -43,19 +44,22 @@ def pixels(path):
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         out.extend(tuple(line[x * bpp:x * bpp + 3]) for x in range(width))
         prev = line
-    return out
+    return width, out
 
 
 def main():
-    px = pixels(sys.argv[1])
+    width, px = pixels(sys.argv[1])
     colours = set(px)
     non_white = sum(1 for p in px if p != (255, 255, 255))
     print("colours %d" % len(colours))
     print("non_white_percent %.2f" % (100.0 * non_white / len(px)))
     for arg in sys.argv[2:]:
         name, hexrgb = arg.split("=")
+        hexrgb, _, box = hexrgb.partition("@")
+        x0, y0, x1, y1 = (int(v) for v in box.split(",")) if box else (0, 0, width - 1, len(px) // width - 1)
         want = tuple(int(hexrgb[i:i + 2], 16) for i in (0, 2, 4))
-        near = sum(1 for p in px if max(abs(p[k] - want[k]) for k in range(3)) <= 24)
+        near = sum(1 for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)
+                   if max(abs(px[y * width + x][k] - want[k]) for k in range(3)) <= 24)
         print("%s %d" % (name, near))
 
 

@@ -25,26 +25,31 @@ replaced="$obj/fuzz/$(echo "$source" | tr '/' '_').o"
 for o in harness/fuzz_harness.c.o harness-libfuzzer/fuzz_feedback.c.o "${replaced#"$obj/"}"; do
     [ -f "$obj/$o" ] || { echo "relink_target.sh: no $obj/$o (run ./build.sh --out ${HF_OUT:-out})" >&2; exit 2; }
 done
-# The level build.sh gives it: -O0 for a folder whose accesses are
+# The source lists are build.sh's own (--print-sources), so that this
+# link cannot drift from the build's.
+sources=$("$tree/build.sh" --print-sources)
+list() { sed -n "s/^$1=//p" <<<"$sources"; }
+# The level build.sh gives it: -O0 for a source whose accesses are
 # preemption points (build.sh's ACCESS_POINT_SOURCES), else -O2.
 level=-O2
-grep -l 'preempt_at_accesses = true' "$tree/$(dirname "$source")"/*.c >/dev/null 2>&1 && level=-O0
+case " $(list ACCESS_POINT) " in *" $source "*) level=-O0 ;; esac
 new_obj=$(mktemp "${TMPDIR:-/tmp}/relink_target.XXXXXX.o")
 trap 'rm -f "$new_obj"' EXIT
 (cd "$root" && clang -std=c11 -Wall -Wextra -Werror -g $level -fno-omit-frame-pointer -fsanitize=fuzzer-no-link \
     -fsanitize-coverage=trace-loads,trace-stores -I"$tree/schedule" -I"$tree/fuzz" -c "$source" -o "$new_obj")
 # build.sh's fuzzer link: harness, feedback, the command code, the runtime
-# and every target, the one replaced.
-tool_objs=() target_objs=()
-for src in "$tree"/fuzz/*.c; do
-    case "${src#"$tree/"}" in
-        fuzz/harness.c|fuzz/feedback.c|fuzz/standalone.c|fuzz/tool_main.c|fuzz/replayer.c|fuzz/mutator_afl.c|fuzz/pthread_driver.c) ;;
-        *) tool_objs+=("$obj/plain/$(echo "${src#"$tree/"}" | tr '/' '_').o") ;;
-    esac
+# and every target, the one replaced; objects named as build.sh's compile()
+# names them.
+object() { echo "$obj/$1/$(echo "$2" | tr '/' '_').o"; }
+link_objs=()
+for src in $(list HARNESS); do link_objs+=("$(object harness "$src")"); done
+link_objs+=("$obj/harness-libfuzzer/fuzz_feedback.c.o")
+for src in $(list TOOL); do link_objs+=("$(object plain "$src")"); done
+for src in $(list RUNTIME); do link_objs+=("$(object fuzz "$src")"); done
+for src in $(list TARGET); do
+    [ "$src" = "$source" ] || link_objs+=("$(object fuzz "$src")")
 done
-for o in "$obj"/fuzz/targets_*.o; do
-    [ "$o" = "$replaced" ] || target_objs+=("$o")
+for o in "${link_objs[@]}"; do
+    [ -f "$o" ] || { echo "relink_target.sh: no $o (run ./build.sh --out ${HF_OUT:-out})" >&2; exit 2; }
 done
-clang -std=c11 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer -o "$fuzzer" \
-    "$obj/harness/fuzz_harness.c.o" "$obj/harness-libfuzzer/fuzz_feedback.c.o" "${tool_objs[@]}" \
-    "$obj"/fuzz/schedule_*.o "${target_objs[@]}" "$new_obj" -lm
+clang -std=c11 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer -o "$fuzzer" "${link_objs[@]}" "$new_obj" -lm

@@ -63,6 +63,33 @@ else
     check $? "the behaviours curve and the Good-Turing curve are drawn (their colours cover $(value behaviours "$tmp/png.txt") and $(value goodturing "$tmp/png.txt") pixels)"
 fi
 
+# ---- A short campaign: Good-Turing above 1 ------------------------------------------
+# The first lines of a campaign expect more than one new behaviour a run
+# (f1/n up to 30, as kafka_idempotent_buggy's first 27 executions), then
+# none for two lines (f1 = 0).  The line keeps inside the plot, on its own
+# axis: it neither runs along the top edge nor lies on the bottom one.
+python3 - "$tmp/short.log" <<'PY'
+import sys
+lines = ["start 00000000000a 1700000000.000 11 demo libFuzzer"]
+f1s = [30, 0, 0, 5, 20, 28, 23, 25, 25, 26, 27, 29, 30, 31, 33, 33, 34, 35, 34, 33, 35, 34, 33, 33, 34, 33, 33]
+for n, f1 in enumerate(f1s, 1):
+    s = 30 + 4 * n
+    lines.append("stats 00000000000a %.3f %d %d.%09d %d %d 0 %.6e %.3f 0" % (
+        0.005 * n, n, 2 * n, 200000000 * n % 10**9, s, f1, f1 / n, s + f1 * (f1 - 1) / 2.0))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+"$HF" chart "$tmp/short.log" -o "$tmp/short.svg" >/dev/null 2>&1
+check $? "chart draws a short campaign whose Good-Turing starts above 1"
+if command -v chromium >/dev/null && render "$tmp/short.svg" "$tmp/short.png"; then
+    # The plot spans x 90-910, y 86-490 (chart.c); the right axis's labels
+    # and the legend are orange too, outside it.
+    python3 tests/png_check.py "$tmp/short.png" all=e07b00@92,60,908,520 top=e07b00@92,60,908,87 \
+        bottom=e07b00@92,489,908,520 >"$tmp/short.txt"
+    [ "$(value all "$tmp/short.txt")" -ge 300 ] && [ "$(value top "$tmp/short.txt")" -le 4 ] &&
+        [ "$(value bottom "$tmp/short.txt")" -le 4 ]
+    check $? "its Good-Turing line is drawn inside the plot: $(value all "$tmp/short.txt") orange pixels, $(value top "$tmp/short.txt") on or above the top edge, $(value bottom "$tmp/short.txt") on or below the bottom one"
+fi
+
 # ---- A crash is logged before the abort -------------------------------------------------
 mkdir -p "$tmp/buggy"
 HEISENFUZZ_LOG="$tmp/buggy.log" "$OUT/counter_buggy_fuzzer" -seed=1 -runs=200000 \
@@ -98,9 +125,9 @@ if command -v afl-fuzz >/dev/null && [ -x "$OUT/counter_afl" ]; then
     done
     wait
     "$HF" chart "$tmp/afl-main.log" "$tmp/afl-second.log" -o "$tmp/afl.svg" >"$tmp/afl.out" 2>&1
-    grep -q "(AFL++, 2 processes)" "$tmp/afl.out"
-    check $? "AFL++ main and secondary, one log each: chart merges them as 2 processes$(
-        grep -q "(AFL++, 2 processes)" "$tmp/afl.out" || echo " ($(head -n 1 "$tmp/afl.out"); main: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-main.out"); second: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-second.out"); log lines: $(cat "$tmp"/afl-*.log 2>/dev/null | wc -l))")"
+    grep -q "(AFL++, 2 instances)" "$tmp/afl.out"
+    check $? "AFL++ main and secondary, one log each: chart merges them as 2 instances$(
+        grep -q "(AFL++, 2 instances)" "$tmp/afl.out" || echo " ($(head -n 1 "$tmp/afl.out"); main: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-main.out"); second: $(grep -a -m 1 -i "error\|fatal\|abort" "$tmp/afl-second.out"); log lines: $(cat "$tmp"/afl-*.log 2>/dev/null | wc -l))")"
 fi
 
 # ---- A plateau and a crash -------------------------------------------------------------

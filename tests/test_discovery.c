@@ -2,7 +2,8 @@
  * test_discovery.c — the discovery log end to end: the estimators against
  * hand-computed values, the species table against a plain count, the
  * plateau rule on a WarpStream-shaped campaign, the log written and read
- * back, two processes merged (in two files and in one), parse errors that
+ * back, two processes merged (in two files and in one), an AFL++ fork
+ * server's children counted as its one instance, parse errors that
  * name file and line, whole lines after a kill, and what recording an
  * execution costs.
  */
@@ -388,6 +389,88 @@ static void test_facts(void) {
     if (rc == 0) hf_campaign_free(&c);
 }
 
+/* ---- Instances ------------------------------------------------------------- */
+
+/* An AFL++ instance's fork server forks child after child, each logging as
+ * a process of its own: the campaign counts them as the instance they run
+ * in (ENGINE_PID), and a log without that field counts each process. */
+static void test_instances(void) {
+    const char *path = temp_path("instances.log");
+    write_text(path,
+               "start 00000000000a 1700000000.000 101 counter AFL++ 100\n"
+               "stats 00000000000a 0.001 1 0.000000000 1 1 0 1.000000e+00 1.000 0\n"
+               "start 00000000000b 1700000000.100 201 counter AFL++ 200\n"
+               "stats 00000000000b 0.001 1 0.000000000 1 1 0 1.000000e+00 1.000 0\n"
+               "start 00000000000c 1700000000.200 102 counter AFL++ 100\n"
+               "stats 00000000000c 0.001 1 0.000000000 1 1 0 1.000000e+00 1.000 0\n"
+               "start 00000000000d 1700000000.300 103 counter AFL++ 100\n"
+               "stats 00000000000d 0.001 1 0.000000000 1 1 0 1.000000e+00 1.000 0\n");
+    hf_campaign c;
+    char error[512], size[64] = "";
+    int rc = read_logs(&c, path, NULL, false, error);
+    CHECK(rc == 0, "a log with ENGINE_PID fields reads (%s)", rc ? error : "");
+    if (rc) return;
+    hf_campaign_size(&c, size, sizeof size);
+    CHECK(c.processes == 4 && c.instances == 2 && !strcmp(size, "2 instances"),
+          "four fork-server children of two AFL++ instances: 4 processes, \"2 instances\" (%zu, %zu, %s)",
+          c.processes, c.instances, size);
+    hf_campaign_free(&c);
+
+    path = temp_path("old-start.log");
+    write_text(path,
+               "start 00000000000a 1700000000.000 101 counter libFuzzer\n"
+               "stats 00000000000a 0.001 1 0.000000000 1 1 0 1.000000e+00 1.000 0\n"
+               "start 00000000000b 1700000000.100 102 counter libFuzzer 102\n"
+               "stats 00000000000b 0.001 1 0.000000000 1 1 0 1.000000e+00 1.000 0\n");
+    rc = read_logs(&c, path, NULL, false, error);
+    CHECK(rc == 0, "start lines with and without ENGINE_PID read together (%s)", rc ? error : "");
+    if (rc) return;
+    hf_campaign_size(&c, size, sizeof size);
+    CHECK(c.processes == 2 && c.instances == 2 && !strcmp(size, "2 processes"),
+          "libFuzzer processes, and those of a log without ENGINE_PID, are each their own (%s)", size);
+    hf_campaign_free(&c);
+
+    /* The writer: a fork server (a process with afl-fuzz's __AFL_SHM_ID)
+     * forks three children one after another, each logging; then a process
+     * outside afl-fuzz logs.  Two instances, four processes. */
+    path = temp_path("forkserver.log");
+    pid_t server = fork();
+    if (server == 0) {
+        setenv("__AFL_SHM_ID", "1", 1);
+        for (int k = 0; k < 3; k++) {
+            pid_t child = fork();
+            if (child == 0) {
+                hf_discovery *d = hf_discovery_open(path, "counter", "AFL++", NULL, error, sizeof error);
+                if (!d) _exit(1);
+                uint64_t sig = (uint64_t)k;
+                hf_discovery_record(d, &sig, 1, HF_SEC, false);
+                hf_discovery_close(d);
+                _exit(0);
+            }
+            int st;
+            if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st)) _exit(1);
+        }
+        _exit(0);
+    }
+    int st = -1;
+    bool served = server > 0 && waitpid(server, &st, 0) == server && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    hf_discovery *d = hf_discovery_open(path, "counter", "AFL++", NULL, error, sizeof error);
+    if (d) {
+        uint64_t sig = 9;
+        hf_discovery_record(d, &sig, 1, HF_SEC, false);
+        hf_discovery_close(d);
+    }
+    rc = served && d ? read_logs(&c, path, NULL, false, error) : -1;
+    CHECK(rc == 0, "three children of a fork server and one other process log, and the log reads (%s)",
+          rc ? error : "");
+    if (rc) return;
+    hf_campaign_size(&c, size, sizeof size);
+    CHECK(c.processes == 4 && c.instances == 2 && !strcmp(size, "2 instances"),
+          "the fork server's children write its pid as ENGINE_PID: 4 processes, \"2 instances\" (%zu, %zu, %s)",
+          c.processes, c.instances, size);
+    hf_campaign_free(&c);
+}
+
 /* ---- Bad lines ------------------------------------------------------------- */
 
 static const char good_log[] =
@@ -579,6 +662,7 @@ int main(void) {
     test_incidence();
     test_sha1();
     test_facts();
+    test_instances();
     test_bad_lines();
     test_kill();
     test_cost();

@@ -42,11 +42,28 @@ for dir in "$HF_OUT_MSAN" "$HF_OUT_UBSAN"; do
     fi
 done
 
+# The AFL_* settings live in the tool alone (fuzz --afl-env); this file,
+# bench --search and fuzz --engine afl all take them from there.
+env_out=$("$HF_OUT/heisenfuzz" fuzz --afl-env kafka_idempotent_buggy); status=$?
+names='NO_UI|SKIP_CPUFREQ|NO_AFFINITY|I_DONT_CARE_ABOUT_MISSING_CRASHES|FAST_CAL|CUSTOM_MUTATOR_ONLY|CUSTOM_MUTATOR_LIBRARY'
+if [ $status -eq 0 ] && grep -qx 'AFL_FAST_CAL=1' <<<"$env_out" && grep -qx 'AFL_CUSTOM_MUTATOR_ONLY=1' <<<"$env_out" &&
+    grep -qx "AFL_CUSTOM_MUTATOR_LIBRARY=.*/kafka_idempotent_buggy_afl_mutator.so" <<<"$env_out" &&
+    [ "$(grep -vc '^AFL_[A-Z_]*=.' <<<"$env_out")" -eq 0 ] &&
+    ! grep -qE "\"AFL_($names)|AFL_($names)=" fuzz/cmd_fuzz.c fuzz/bench_search.c &&
+    ! grep -qE "^ *(env|export) .*AFL_($names)=" tests/test_engines.sh; then
+    echo "ok - fuzz --afl-env prints the campaign's AFL_* settings, which no other file spells out"
+else
+    echo "not ok - fuzz --afl-env (status $status): $(tr '\n' ' ' <<<"$env_out")"
+fi
+
 # AFL++, bounded by an execution count.
 if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/counter_buggy_afl" ]; then
     mkdir -p "$tmp/afl-in"
     printf '\x00' >"$tmp/afl-in/seed"
-    env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
+    # The campaign's AFL_* settings, from the tool (fuzz --afl-env), less
+    # the mutator library: this is AFL++'s own search on the harness.
+    mapfile -t afl_env < <("$HF_OUT/heisenfuzz" fuzz --afl-env counter_buggy | grep -v '^AFL_CUSTOM_MUTATOR')
+    env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS "${afl_env[@]}" \
         AFL_SHUFFLE_QUEUE=0 timeout 300 afl-fuzz -i "$tmp/afl-in" -o "$tmp/afl-out" -s 1 -E 20000 \
         -- "$HF_OUT/counter_buggy_afl" >"$tmp/afl.log" 2>&1
     crash=$(ls "$tmp"/afl-out/default/crashes/id:* 2>/dev/null | head -1)
@@ -77,10 +94,10 @@ fi
 if command -v afl-fuzz >/dev/null && [ -f "$HF_OUT/kafka_idempotent_buggy_afl_mutator.so" ]; then
     mkdir -p "$tmp/afl-kafka-in"
     printf '\xff' >"$tmp/afl-kafka-in/calm"
-    env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
-        AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1 AFL_BENCH_UNTIL_CRASH=1 HEISENFUZZ_MUTATOR_RUNS="$tmp/afl-kafka-runs" \
-        AFL_CUSTOM_MUTATOR_ONLY=1 AFL_CUSTOM_MUTATOR_LIBRARY="$PWD/$HF_OUT/kafka_idempotent_buggy_afl_mutator.so" \
-        timeout 300 afl-fuzz -t 1000 -i "$tmp/afl-kafka-in" -o "$tmp/afl-kafka-out" -s 1 -E 20000 \
+    # The settings of `heisenfuzz fuzz --engine afl`, the library among them.
+    mapfile -t afl_env < <("$HF_OUT/heisenfuzz" fuzz --afl-env kafka_idempotent_buggy)
+    env -u ASAN_OPTIONS -u MSAN_OPTIONS -u UBSAN_OPTIONS "${afl_env[@]}" \
+        AFL_BENCH_UNTIL_CRASH=1 HEISENFUZZ_MUTATOR_RUNS="$tmp/afl-kafka-runs" timeout 300 afl-fuzz -t 1000 -i "$tmp/afl-kafka-in" -o "$tmp/afl-kafka-out" -s 1 -E 20000 \
         -- "$HF_OUT/kafka_idempotent_buggy_afl" >"$tmp/afl-kafka.log" 2>&1
     crash=$(ls "$tmp"/afl-kafka-out/default/crashes/id:* 2>/dev/null | head -1)
     if [ -n "$crash" ] && kafka_fails "$crash" && [ -s "$tmp/afl-kafka-runs" ]; then

@@ -4,7 +4,9 @@
 # with the AFL++ binary's trace hash; libFuzzer's fork mode with
 # --keep-going keeps one crash per distinct failure; ^C leaves the
 # discovery log complete (its last line counts every execution libFuzzer
-# reports); bad options get one line and exit 2.  Seeded and bounded.
+# reports); the command prints its own status and result while the
+# engine's output goes to DIR/TARGET.engine.out (--verbose: live); bad
+# options get one line and exit 2.  Seeded and bounded.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 hf="$PWD/$HF_OUT/heisenfuzz"
@@ -29,18 +31,39 @@ if [ -n "${HF_OUT_O0:-}" ] && [ -x "$HF_OUT_O0/heisenfuzz" ]; then
     mkdir -p "$tmp/deeper" && (cd "$tmp/deeper" && "$OLDPWD/$HF_OUT_O0/heisenfuzz" fuzz --seed 1 --time 60 counter_buggy \
         >"$tmp/deeper.out" 2>&1)
     check "a build in $HF_OUT_O0 fuzzes with the tree's dictionary (libFuzzer loads dict/counter.dict)" \
-        bash -c "grep -q 'Dictionary: [1-9][0-9]* entries' '$tmp/deeper.out' && ! grep -q 'no dictionary' '$tmp/deeper.out'"
+        bash -c "grep -q 'Dictionary: [1-9][0-9]* entries' '$tmp/deeper/hf-work/counter_buggy.engine.out' && ! grep -q 'no dictionary' '$tmp/deeper.out'"
 fi
+
+# The main command reads as a result: libFuzzer's start-up, its "deadly
+# signal" stack trace (the harness aborts on a failing run) and its stats go
+# to the engine log the output names; the output is the tool's own lines,
+# the timeline and the files.  --verbose shows libFuzzer's output live.
+mkdir -p "$tmp/plain" && cd "$tmp/plain" || exit 1
+"$hf" fuzz --seed 1 --time 60 counter_buggy >"$tmp/plain.out" 2>&1
+s=$?
+engine_log=hf-work/counter_buggy.engine.out
+check "fuzz counter_buggy: exit 1, and the output names the engine log, which holds libFuzzer's output" \
+    bash -c "[ $s -eq 1 ] && grep -q '^heisenfuzz: engine output: $engine_log ' '$tmp/plain.out' && grep -q 'INFO: Seed: 1\$' $engine_log && grep -q 'deadly signal' $engine_log && grep -q '^stat::number_of_executed_units: [1-9]' $engine_log"
+strays=$(grep -Evc '^(heisenfuzz: |  |\*| +[0-9]+\.[0-9]+s |counter_buggy: [0-9]+ bytes|verdict: |trace-hash: |$)' "$tmp/plain.out")
+check "none of libFuzzer's lines in the output, which is the status, the failure, its timeline and the files ($strays other lines)" \
+    bash -c "[ $strays -eq 0 ] && ! grep -qE 'INFO:|deadly signal|stat::|#[0-9]+\s+(INITED|NEW|pulse)|==[0-9]+==' '$tmp/plain.out' && grep -q '^heisenfuzz: \[[0-9]* s, 1 process\] #[0-9]* bhv: [0-9]* .* crashes: 1 ' '$tmp/plain.out' && grep -q '^verdict: fail the final count' '$tmp/plain.out' && grep -q '^  hf-work/crash-counter_buggy-1  *the failing schedule; again: heisenfuzz replay counter_buggy hf-work/crash-counter_buggy-1\$' '$tmp/plain.out' && grep -q '^  $engine_log  *libFuzzer.s own output\$' '$tmp/plain.out'"
+rm -rf hf-work
+"$hf" fuzz --verbose --seed 1 --time 60 counter_buggy >"$tmp/verbose.out" 2>&1
+s=$?
+check "fuzz --verbose shows libFuzzer's output live and writes no engine log" \
+    bash -c "[ $s -eq 1 ] && grep -q 'INFO: Seed: 1\$' '$tmp/verbose.out' && grep -q 'deadly signal' '$tmp/verbose.out' && [ ! -e $engine_log ] && grep -q '^verdict: fail the final count' '$tmp/verbose.out'"
+cd "$OLDPWD" || exit 1
 
 if command -v afl-fuzz >/dev/null && [ -x "$HF_OUT/kafka_idempotent_buggy_afl" ]; then
     mkdir -p "$tmp/afl" && cd "$tmp/afl" || exit 1
     "$hf" fuzz --engine afl --jobs 2 --seed 1 --time 240 kafka_idempotent_buggy >"$tmp/afl.out" 2>&1
     s=$?
     crash=hf-work/crash-kafka_idempotent_buggy-1
-    # Two instances; the chart counts the processes that logged, and each
-    # instance's fork server hands inputs to a child after another.
+    # Two instances, though each instance's fork server hands inputs to a
+    # child after another and every child logs as a process: the status
+    # line and the chart count instances.
     check "fuzz --engine afl --jobs 2 finds kafka_idempotent_buggy's bug (exit 1, one crash kept)" \
-        bash -c "[ $s -eq 1 ] && [ -s $crash ] && grep -q '^heisenfuzz: fuzzing kafka_idempotent_buggy with AFL++ (2 instances' '$tmp/afl.out' && grep -Eq '\(AFL\+\+, ([2-9]|[1-9][0-9]+) processes\)' '$tmp/afl.out'"
+        bash -c "[ $s -eq 1 ] && [ -s $crash ] && grep -q '^heisenfuzz: fuzzing kafka_idempotent_buggy with AFL++ (2 instances' '$tmp/afl.out' && grep -q '(AFL++, 2 instances)' hf-work/kafka_idempotent_buggy.svg && grep -Eq '^heisenfuzz: \[[0-9]+ s, 2 instances\] #[0-9]+ bhv' '$tmp/afl.out'"
     engine_hash=$(AFL_QUIET=1 "$OLDPWD/$HF_OUT/kafka_idempotent_buggy_afl" "$crash" 2>&1 | grep -m1 -o 'trace-hash: [0-9a-f]*')
     replay_hash=$("$hf" replay -q kafka_idempotent_buggy "$crash" | grep -o 'trace-hash: [0-9a-f]*')
     check "its crash replays in heisenfuzz replay with the AFL++ binary's trace hash ($replay_hash)" \
@@ -76,7 +99,7 @@ sleep 5
 kill -INT "$pid"
 wait "$pid"
 s=$?
-units=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$tmp/int.err" | grep -o '[0-9]*$')
+units=$(grep -o 'stat::number_of_executed_units: [0-9]*' hf-work/kafka_idempotent.engine.out | grep -o '[0-9]*$')
 logged=$(grep '^stats' hf-work/kafka_idempotent.log | tail -1 | cut -d' ' -f4)
 check "^C stops the campaign (exit $s) and the discovery log's last line counts all $units executions" \
     bash -c "[ $s -eq 0 ] && [ -n '$units' ] && [ '$units' = '$logged' ] && grep -q 'interrupted' '$tmp/int.out'"

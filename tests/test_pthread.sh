@@ -87,7 +87,8 @@ cp "$work/two/fuzzer" "$work/named/two_fuzzer"
  ./two_fuzzer --explore --runs 50 --seed 1 --until-fail -o saved >explore.out 2>&1)
 [ -e "$work/named/hf-work/crash-two-1" ] && [ -e "$work/named/hf-work/two.log" ] &&
     grep -q '^target: two$' "$work/named/explore.out" && ls "$work/named/saved" | grep -q '^two-random-seed1-' &&
-    ! grep -q pthread_program "$work/named/fuzz.out" "$work/named/explore.out"
+    [ -s "$work/named/hf-work/two.engine.out" ] &&
+    ! grep -q pthread_program "$work/named/fuzz.out" "$work/named/hf-work/two.engine.out" "$work/named/explore.out"
 check $? "a program's fuzz and explore name their files and lines after it: $(ls "$work/named/hf-work" 2>/dev/null | tr '\n' ' ')"
 # --help after any of a program's fuzzer's own modes: that mode's usage, exit 0.
 for mode in --replay --minimize --explore --bench-plateau; do
