@@ -83,6 +83,10 @@ static int cmd_replay(int argc, char **argv) {
             fprintf(stderr, "heisenfuzz: %s\n", error);
             return 2;
         }
+        if (hf_tool_input(operands[f]) != 0) {
+            free(data);
+            return 2;
+        }
         if (count > 2) printf("== %s\n", operands[f]);
         if (hf_tool_replay(t, data, size, hf_tool_contains(t), !o.quiet)) status = 1;
         free(data);

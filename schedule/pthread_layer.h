@@ -121,6 +121,10 @@ void hfp_clock_now(clockid_t clock, struct timespec *ts);
  * resets the per-thread state of the C library parts (pthread_libc.c). */
 void hfp_restore_globals(void);
 
+/* The run's start: main's argc, with a copy of its arguments and the fixed
+ * environment in the run's arena; stdin reopened on the set bytes. */
+int hfp_invocation(char ***argv, char ***envp);
+
 /* Ends the run as the process would end (exit status, from any thread). */
 void hfp_process_exit(int status) __attribute__((noreturn));
 

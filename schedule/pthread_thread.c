@@ -297,11 +297,10 @@ static void program_main(void *arg) {
     hfp_restore_globals();
     hfp_thread *t = hf_alloc(sizeof *t);
     hfp.threads[hf_self()] = t;
-    static char program[] = "program";
-    static char *argv[] = {program, NULL};
-    static char *envp[] = {NULL};
+    char **argv, **envp;
+    int argc = hfp_invocation(&argv, &envp);
     if (setjmp(t->exit_env) == 0) {
-        int status = hfp_main(1, argv, envp);
+        int status = hfp_main(argc, argv, envp);
         run_key_destructors(t);
         hfp_process_exit(status);
     }
