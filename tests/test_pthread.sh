@@ -16,6 +16,13 @@
 #     never fails; exit in a thread, a thread that never ends and a crash
 #     are failures; main returning ends the run; the program's output is
 #     silent unless HEISENFUZZ_PROGRAM_OUTPUT is set
+#   - the program's invocation: arguments after `--` or in HEISENFUZZ_ARGS
+#     reach main (args_threads.c's bug needs argv[1] threads), the crash
+#     file's record (crash-X.args) makes --replay, --minimize and the tool's
+#     replay and minimize use them, libFuzzer's fork mode and `heisenfuzz
+#     fuzz` keep them, the fuzzer and --replay agree on the hashes; stdin is
+#     the given file in every run (invocation.c), a missing one exit 2; the
+#     environment is the layer's fixed set, not the caller's
 #   - determinism: the fuzzer and the replayer print the same trace hash for
 #     the same inputs, each input run several times in one process, in every
 #     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); the same
@@ -338,6 +345,116 @@ if build "$hf" tests/pthread/racy_crash.c "$sem/racy_crash"; then
     else
         check 1 "racy_crash.c: no generated schedule of 255 crashes with two deviations or more"
     fi
+fi
+
+# ---- the program's invocation: arguments, stdin, environment ----------------------
+
+inv="$work/invocation"
+mkdir -p "$inv/corpus" "$inv/one" "$inv/one_corpus"
+if build "$hf" tests/pthread/args_threads.c "$inv/args"; then
+    got=$(verdict_of "$inv/args")
+    [ "$got" = "verdict: fail the program exited with status 2 (in main)" ]
+    check $? "args_threads.c with no arguments: main gets none and exits 2 ($got)"
+    (cd "$inv" && timeout 120 ./args -seed=1 -runs=5000 -artifact_prefix="$inv/one/" one_corpus -- 1 >one.log 2>&1)
+    status=$?
+    [ $status -eq 0 ] && ! ls "$inv"/one/crash-* >/dev/null 2>&1
+    check $? "args_threads.c -- 1: main gets argv[1] = 1, and 5000 libFuzzer executions find nothing to race (status $status)"
+    (cd "$inv" && timeout 300 ./args -seed=1 -runs=100000 -artifact_prefix="$inv/" corpus -- 3 >log 2>&1)
+    crash=$(ls "$inv"/crash-* 2>/dev/null | grep -v '\.args$' | head -1)
+    [ -n "$crash" ] && grep -q "counter == threads" "$inv/log" && [ "$(grep -v '^#' "$crash.args" 2>/dev/null)" = "arg 3" ]
+    check $? "args_threads.c -- 3: libFuzzer (-seed=1) finds the lost update, and the crash's record holds its argument: $(grep -v '^#' "${crash:-none}.args" 2>/dev/null)"
+    want="verdict: fail assertion failed in main: counter == threads"
+    got=$([ -n "$crash" ] && "$inv/args" --replay "$crash" | grep '^verdict:')
+    [[ "$got" == "$want"* ]]
+    check $? "PROG --replay crash-X runs main with the recorded argument: $got"
+    got=$([ -n "$crash" ] && "$inv/args" --replay "$crash" -- 1 | grep '^verdict:')
+    [ "$got" = "verdict: ok" ]
+    check $? "arguments after -- take the place of the record ($got with one thread)"
+    [ -n "$crash" ] && cp "$crash" "$inv/bare"
+    got=$("$inv/args" --replay "$inv/bare" 2>/dev/null | grep '^verdict:')
+    [ "$got" = "verdict: fail the program exited with status 2 (in main)" ]
+    check $? "the same bytes without the record: no arguments ($got)"
+    got=$(HEISENFUZZ_ARGS="3" "$inv/args" --replay "$inv/bare" 2>/dev/null | grep '^verdict:')
+    [[ "$got" == "$want"* ]]
+    check $? "HEISENFUZZ_ARGS=3 gives main the argument: $got"
+    want_hash=$([ -n "$crash" ] && "$inv/args" --replay "$crash" | grep '^trace-hash:')
+    got=$("$hf" replay "$inv/args" "$crash" 2>/dev/null)
+    status=$?
+    [ $status -eq 1 ] && [ -n "$want_hash" ] && [ "$(grep '^trace-hash:' <<<"$got" | tail -1)" = "$want_hash" ] &&
+        [[ "$(grep '^verdict:' <<<"$got" | tail -1)" == "$want"* ]]
+    check $? "heisenfuzz replay PROG crash-X uses the record: the fuzzer's verdict and $want_hash, exit $status"
+    "$hf" minimize -q "$inv/args" "$crash" -o "$inv/tool.min" >"$inv/min.log" 2>&1
+    status=$?
+    got=$("$inv/args" --replay "$inv/tool.min" 2>/dev/null | grep '^verdict:')
+    [ $status -eq 0 ] && [ "$(grep -v '^#' "$inv/tool.min.args" 2>/dev/null)" = "arg 3" ] && [[ "$got" == "$want"* ]]
+    check $? "heisenfuzz minimize PROG crash-X: minimizes with the record's argument and writes tool.min.args (status $status, $got)"
+    "$inv/args" --minimize "$crash" -o "$inv/own.min" >/dev/null 2>&1
+    status=$?
+    [ $status -eq 1 ] && [ "$(grep -v '^#' "$inv/own.min.args" 2>/dev/null)" = "arg 3" ] &&
+        [[ "$("$inv/args" --replay "$inv/own.min" | grep '^verdict:')" == "$want"* ]]
+    check $? "PROG --minimize crash-X -o OUT writes OUT.args beside OUT, and OUT replays the failure (status $status)"
+    (cd "$inv" && "$hf" minimize -q --emit-test ./args "$crash" -o emit.min >emit.log 2>&1)
+    status=$?
+    [ $status -eq 1 ] && grep -q "cannot give the program its arguments" "$inv/emit.log" && ! ls "$inv"/*.c >/dev/null 2>&1
+    check $? "minimize --emit-test of a program with arguments says it writes no test, exit $status"
+    # The fuzzer and the replayer agree on the hashes of runs with arguments.
+    ok=0 total=0
+    for f in "$work/empty" $(ls "$inv"/corpus/* 2>/dev/null | head -5); do
+        want_hash=$("$inv/args" --replay "$f" -- 3 2>/dev/null | sed -n 's/^trace-hash: //p')
+        got=$(HEISENFUZZ_TRACE_HASH=1 "$inv/args" "$f" "$f" "$f" -- 3 2>&1 | sed -n 's/^trace-hash: //p' | sort -u)
+        total=$((total + 1))
+        [ -n "$want_hash" ] && [ "$got" = "$want_hash" ] || ok=1
+    done
+    check $ok "args_threads.c -- 3: the fuzzer (each input 3 times) and --replay agree on $total trace hashes"
+    # libFuzzer's fork mode runs child processes with the command line less
+    # `--`: they get the arguments through the environment.
+    mkdir -p "$inv/fork/corpus"
+    (cd "$inv/fork" && timeout 300 ../args -fork=1 -seed=1 -runs=100000 -artifact_prefix="$inv/fork/" corpus -- 3 >log 2>&1)
+    fork_crash=$(ls "$inv"/fork/crash-* 2>/dev/null | grep -v '\.args$' | head -1)
+    [ -n "$fork_crash" ] && grep -q "counter == threads" "$inv/fork/log" && ! grep -q "exited with status 2" "$inv/fork/log" &&
+        [ "$(grep -v '^#' "$fork_crash.args" 2>/dev/null)" = "arg 3" ]
+    check $? "args_threads.c -fork=1 -- 3: the child processes get the argument, and the crash its record"
+    # heisenfuzz fuzz: HEISENFUZZ_ARGS reaches every step of the campaign, and
+    # the crash it keeps replays later without it.
+    mkdir -p "$inv/campaign"
+    cp "$inv/args" "$inv/campaign/args_threads_fuzzer"
+    (cd "$inv/campaign" && HEISENFUZZ_ARGS=3 timeout 300 "$hf" fuzz --seed 1 --max-time 60 ./args_threads_fuzzer >fuzz.out 2>&1)
+    status=$?
+    kept="$inv/campaign/hf-work/crash-args_threads-1"
+    got=$(cd "$inv/campaign" && "$hf" replay ./args_threads_fuzzer hf-work/crash-args_threads-1 2>/dev/null | grep '^verdict:')
+    [ $status -eq 1 ] && [ "$(grep -v '^#' "$kept.args" 2>/dev/null)" = "arg 3" ] &&
+        [ "$(grep -v '^#' "$kept.min.args" 2>/dev/null)" = "arg 3" ] && [[ "$got" == "$want"* ]] &&
+        ! ls "$inv"/campaign/hf-work/*.args.* >/dev/null 2>&1
+    check $? "HEISENFUZZ_ARGS=3 heisenfuzz fuzz: crash-args_threads-1 and its .min keep the argument, and replay without it ($got, status $status)"
+    # A stdin file that is not there: one line naming it, exit 2.
+    err=$("$inv/args" --replay "$work/empty" -- --stdin "$inv/missing" 3 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"$inv/missing"* ]]
+    check $? "--stdin with a missing file: exit $status, one line: $err"
+    printf '# a record whose stdin is gone\narg 3\nstdin %s\n' "$inv/gone" >"$inv/bare.args"
+    err=$("$hf" replay "$inv/args" "$inv/bare" 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"$inv/gone"* ]]
+    check $? "a record naming a missing stdin file: exit $status, one line: $err"
+fi
+if build "$hf" tests/pthread/invocation.c "$inv/stdin"; then
+    printf 'hello\n 42\n' >"$inv/in"
+    got=$(HOME=/root PATH="$PATH:/extra" SEEN_BEFORE=1 HEISENFUZZ_ARGS=unused HEISENFUZZ_PROGRAM_OUTPUT=1 \
+          "$inv/stdin" --replay "$work/empty" -- --stdin "$inv/in" hello 42 2>&1)
+    grep -qx "read hello 42" <<<"$got" && grep -qx "verdict: ok" <<<"$got"
+    check $? "invocation.c: main and a thread read the stdin file, main its arguments, and the environment is the fixed one, not the caller's"
+    got=$("$inv/stdin" --replay "$work/empty" -- --stdin "$inv/in" hello 41 2>&1 | grep '^verdict:')
+    [[ "$got" == *"number == atoi(argv[2])"* ]]
+    check $? "invocation.c: a number other than the one on stdin fails its check ($got)"
+    got=$(HEISENFUZZ_STDIN="$inv/in" HEISENFUZZ_ARGS="hello 42" "$inv/stdin" --replay "$work/empty" 2>&1 | grep '^verdict:')
+    [ "$got" = "verdict: ok" ]
+    check $? "HEISENFUZZ_STDIN and HEISENFUZZ_ARGS give the same ($got)"
+    mkdir -p "$inv/stdin_corpus"
+    (cd "$inv" && timeout 300 ./stdin -seed=1 -runs=5000 -artifact_prefix="$inv/stdin-" stdin_corpus -- --stdin "$inv/in" hello 42 \
+        >stdin.log 2>&1)
+    status=$?
+    [ $status -eq 0 ] && ! ls "$inv"/stdin-crash-* >/dev/null 2>&1
+    check $? "invocation.c: 5000 libFuzzer executions each read the same stdin and start from the fixed environment (status $status)"
 fi
 
 # ---- determinism: the fuzzer and the replayer, per build ----------------------
