@@ -65,6 +65,14 @@ uint64_t hfp_until(clockid_t clock, const struct timespec *abstime) {
     return at > current ? at - current : 0;
 }
 
+void hfp_retime(clockid_t from, const struct timespec *abstime, clockid_t to, struct timespec *out) {
+    uint64_t ns = hfp_until(from, abstime);
+    hfp_clock_now(to, out);
+    uint64_t at = (uint64_t)out->tv_sec * HF_SEC + (uint64_t)out->tv_nsec + ns;
+    out->tv_sec = (time_t)(at / HF_SEC);
+    out->tv_nsec = (long)(at % HF_SEC);
+}
+
 int hfp_clock_gettime(clockid_t clock, struct timespec *ts);
 int hfp_clock_gettime(clockid_t clock, struct timespec *ts) {
     hfp_clock_now(clock, ts);
