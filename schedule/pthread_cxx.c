@@ -8,13 +8,18 @@
  * renaming never sees, so the thread would be a real one.  The program's
  * references to that function (and to join, detach, hardware_concurrency,
  * condition_variable's wait and notify, the chrono clocks, the static-local
- * guards) are renamed instead, to the functions below, which do what the
- * library does, on the layer's threads.  Why not export a pthread_create of
- * our own from the executable, for the library's PLT to bind to: libFuzzer
- * and the sanitizers create real threads through that same symbol (ASan's
- * is an interceptor of that name), and a pthread_create that had to tell
- * them apart by the caller would be wrong the day libstdc++ makes a thread
- * of its own.  Why not libstdc++ linked statically and renamed: the
+ * guards, call_once's proxy and thread-locals, thread_local destructors)
+ * are renamed instead, to the functions below, which do what the library
+ * does, on the layer's threads.  What the library keeps per OS thread and
+ * a program needs per thread, the exceptions being handled, is swapped at
+ * every switch (hf_switch_hook); what would block the OS thread on a futex
+ * (C++20's waits, std::future) fails the run, naming it.
+ *
+ * Why not export a pthread_create of our own from the executable, for the
+ * library's PLT to bind to: libFuzzer and the sanitizers create real
+ * threads through that same symbol (ASan's is an interceptor of that
+ * name), and a pthread_create that had to tell them apart by the caller
+ * would be wrong the day libstdc++ makes a thread of its own.  Why not libstdc++ linked statically and renamed: the
  * library's objects would then be renamed for libFuzzer too, which is C++.
  *
  * Written in C against the Itanium C++ ABI and libstdc++'s layouts (GCC
