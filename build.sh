@@ -64,7 +64,7 @@ TARGET_SOURCES="$(ls targets/*/*.c | grep -v '^targets/pthread/')"
 # fuzz/ but the mains, the harness and the engine glue below.  Built without
 # coverage, so the engines see only the target and the runtime.
 TOOL_SOURCES="$(ls fuzz/*.c | grep -v -x -e fuzz/harness.c -e fuzz/feedback.c -e fuzz/standalone.c \
-    -e fuzz/tool_main.c -e fuzz/replayer.c -e fuzz/mutator_afl.c -e fuzz/pthread_driver.c)"
+    -e fuzz/tool_main.c -e fuzz/replayer.c -e fuzz/mutator_afl.c -e fuzz/pthread_driver.c -e fuzz/invocation.c)"
 # What the program, the tests and the replayer link in place of an engine.
 NO_ENGINE_SOURCES="fuzz/standalone.c"
 TOOL_MAIN_SOURCES="fuzz/tool_main.c"
@@ -98,7 +98,7 @@ AFL_CC="env AFL_QUIET=1 AFL_LLVM_INSTRUMENT=CLASSIC afl-clang-fast"
 # symbol list, linker script, header and compiler flags that command uses.
 # Only what is built from the runtime and fuzz/ goes in; nothing of targets/.
 # strategy.c comes with the discovery objects.
-PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c"
+PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/invocation.c"
 pthread_lib() {
     local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
     local lib="$out/lib"

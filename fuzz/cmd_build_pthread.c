@@ -16,8 +16,13 @@
  * and linked with OUT/lib/libhf_pthread_ENGINE.a, which build.sh wrote
  * with the same optimisation and sanitizer as this tool.
  *
- * Bad input (a missing file, a C++ file, a file that does not compile, no
- * main) gets one line naming the problem and exit status 2.  PATH is
+ * C++ sources (.cc, .cpp, .cxx, .c++, .C) compile with clang++, and the
+ * program then links with clang++; what of libstdc++'s threads the
+ * renaming reaches is in schedule/pthread_cxx.c.
+ *
+ * Bad input (a missing file, a file that is neither C nor C++, a file that
+ * does not compile, no main) gets one line naming the problem and exit
+ * status 2.  PATH is
  * written whole or not at all (a temporary file, then rename).
  */
 #define _DEFAULT_SOURCE   /* mkdtemp */
@@ -44,6 +49,7 @@ typedef struct options {
     bool verbose;
     const char *cflags[MAX_FLAGS];
     int cflag_count;
+    bool cxx;                  /* a source is C++: the program links with clang++ */
 } options;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -60,6 +66,13 @@ static int fail(const char *fmt, ...) {
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool is_cxx(const char *path) {
+    static const char *const cxx[] = {".cc", ".cpp", ".cxx", ".c++", ".C"};
+    for (size_t k = 0; k < sizeof cxx / sizeof *cxx; k++)
+        if (ends_with(path, cxx[k])) return true;
+    return false;
 }
 
 static int parse(int argc, char **argv, options *o) {
@@ -93,17 +106,16 @@ static int parse(int argc, char **argv, options *o) {
         o->cflags[o->cflag_count++] = argv[i];
     }
     if (o->source_count == 0)
-        return hf_command_usage_error("build-pthread", "build-pthread needs at least one C source file");
+        return hf_command_usage_error("build-pthread", "build-pthread needs at least one C or C++ source file");
     if (o->test && o->afl)
         return hf_command_usage_error("build-pthread", "build-pthread: --test builds no fuzzer, so it takes no --afl");
     if (o->test && !ends_with(o->test, ".c")) return fail("%s: not a C source file (a name ending in .c)", o->test);
     if (o->test && access(o->test, R_OK) != 0) return fail("%s: %s", o->test, strerror(errno));
-    static const char *const cxx[] = {".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".hpp", ".mm"};
     for (int s = 0; s < o->source_count; s++) {
         const char *src = o->sources[s];
-        for (size_t k = 0; k < sizeof cxx / sizeof *cxx; k++)
-            if (ends_with(src, cxx[k])) return fail("%s: a C++ file; build-pthread takes C programs only", src);
-        if (!ends_with(src, ".c")) return fail("%s: not a C source file (a name ending in .c)", src);
+        if (is_cxx(src)) o->cxx = true;
+        else if (!ends_with(src, ".c"))
+            return fail("%s: not a C or C++ source file (a name ending in .c, .cc, .cpp, .cxx, .c++ or .C)", src);
         if (access(src, R_OK) != 0) return fail("%s: %s", src, strerror(errno));
     }
     return 0;
@@ -222,6 +234,10 @@ static int build(const options *o, const char *lib, const char *tmp) {
     /* AFL++ keeps clang's own load/store tracing only in its LLVM-NATIVE
      * mode, where its coverage is clang's trace-pc-guard. */
     const char *cc = o->afl ? "afl-clang-fast" : "clang";
+    /* C++ sources compile, and the program links, with the C++ driver (its
+     * runtime, libstdc++, linked as it would be without the fuzzer). */
+    const char *cxx = o->afl ? "afl-clang-fast++" : "clang++";
+    const char *linker = o->cxx ? cxx : cc;
     static char *afl_env[] = {"AFL_LLVM_INSTRUMENT=LLVM-NATIVE", "AFL_QUIET=1", NULL};
     char *const *cc_env = o->afl ? afl_env : NULL;
     /* libFuzzer's -fsanitize=fuzzer-no-link but for stack-depth, whose
@@ -235,8 +251,17 @@ static int build(const options *o, const char *lib, const char *tmp) {
         snprintf(words, sizeof words, "%s", recorded);
         char *args[MAX_ARGS];
         int n = 0;
-        args[n++] = (char *)cc;
+        bool source_cxx = is_cxx(o->sources[s]);
+        args[n++] = (char *)(source_cxx ? cxx : cc);
         n = add_words(words, args, n);
+        /* clang 14 defaults to C++14, which has no std::scoped_lock; a -std
+         * among CFLAGS comes later and wins. */
+        if (source_cxx) args[n++] = "-std=gnu++17";
+        /* UBSan's vptr check reads a process-wide cache of the runtime's,
+         * inline, with loads the other builds do not make: under UBSan the
+         * calm run would see other racing sites, and POS, SURW and the
+         * ordering constraints other runs (the rest of UBSan stays on). */
+        if (source_cxx) args[n++] = "-fno-sanitize=vptr";
         args[n++] = (char *)coverage;
         args[n++] = "-fsanitize-coverage=trace-loads,trace-stores";
         /* MSan's instrumentation reads its own thread-locals, which cannot
@@ -257,7 +282,7 @@ static int build(const options *o, const char *lib, const char *tmp) {
         if (status != 0) {
             char message[1024];
             first_error(log, message, sizeof message);
-            if (status < 0) return fail("cannot run %s", cc);
+            if (status < 0) return fail("cannot run %s", source_cxx ? cxx : cc);
             return fail("%s does not compile: %s", o->sources[s], message);
         }
         char *rename_args[] = {"objcopy", "--redefine-syms", syms, objects[s], NULL};
@@ -321,14 +346,15 @@ static int build(const options *o, const char *lib, const char *tmp) {
     else {
         const char *base = strrchr(o->sources[0], '/');
         base = base ? base + 1 : o->sources[0];
-        snprintf(output, sizeof output, "%.*s_%s", (int)(strlen(base) - 2), base, o->afl ? "afl" : "fuzzer");
+        const char *dot = strrchr(base, '.');
+        snprintf(output, sizeof output, "%.*s_%s", (int)(dot - base), base, o->afl ? "afl" : "fuzzer");
     }
     snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
     char words[1024];
     snprintf(words, sizeof words, "%s", recorded);
     char *args[MAX_ARGS];
     n = 0;
-    args[n++] = (char *)cc;
+    args[n++] = (char *)linker;
     n = add_words(words, args, n);
     /* A test keeps the program's coverage instrumentation, so that its
      * preemption points are the fuzzer's, and libFuzzer's callbacks for it,

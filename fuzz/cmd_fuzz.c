@@ -314,6 +314,9 @@ static void list_files(crash_list *l, const char *dir, const char *prefix) {
     size_t first = l->count;
     for (struct dirent *e; (e = readdir(d)) && l->count < MAX_CRASHES;) {
         if (strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
+        /* What a program's crash needs beside its bytes (invocation.h), not a crash. */
+        size_t length = strlen(e->d_name);
+        if (length > 5 && !strcmp(e->d_name + length - 5, ".args")) continue;
         char path[PATH_MAX * 2];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (!is_file(path)) continue;
@@ -462,6 +465,10 @@ static size_t sort_crashes(const campaign *c, kept_crash *kept, size_t cap) {
         size_t size;
         uint8_t *data = hf_read_file(found.paths[i], &size, error, sizeof error);
         if (!data) continue;
+        if (hf_tool_input(found.paths[i]) != 0) {
+            free(data);
+            continue;
+        }
         hf_result r;
         if (!hf_tool_run(c->target, data, size, hf_tool_contains(c->target), &r) || r.outcome == HF_OK) {
             fprintf(stderr, "heisenfuzz: %s does not fail when replayed; left where it is\n", found.paths[i]);
@@ -479,11 +486,20 @@ static size_t sort_crashes(const campaign *c, kept_crash *kept, size_t cap) {
                 snprintf(k->path, sizeof k->path, "%s/crash-%s-%d", c->dir, c->name, next);
                 if (access(k->path, F_OK) != 0) break;
             }
-            if (hf_write_file(k->path, data, size, error, sizeof error) == 0) count++;
-            else fprintf(stderr, "heisenfuzz: %s\n", error);
+            if (hf_write_file(k->path, data, size, error, sizeof error) == 0) {
+                hf_tool_output(k->path);
+                count++;
+            } else {
+                fprintf(stderr, "heisenfuzz: %s\n", error);
+            }
         }
         free(data);
-        if (c->engine == ENGINE_LIBFUZZER) unlink(found.paths[i]);
+        if (c->engine == ENGINE_LIBFUZZER) {
+            unlink(found.paths[i]);
+            char record[PATH_MAX * 2 + 8];
+            snprintf(record, sizeof record, "%s.args", found.paths[i]);
+            unlink(record);
+        }
     }
     free_list(&found);
     return count;
@@ -500,6 +516,10 @@ static bool show_crash(const hf_target *t, const char *path) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
         return false;
     }
+    if (hf_tool_input(path) != 0) {
+        free(data);
+        return;
+    }
     bool contain = hf_tool_contains(t);
     hf_result r;
     bool failed = hf_tool_run(t, data, size, contain, &r) && r.outcome != HF_OK;
@@ -512,6 +532,7 @@ static bool show_crash(const hf_target *t, const char *path) {
     hf_minimize_status minimized = failed ? hf_minimize(t, &goal, data, size, &mo, &m) : HF_NOT_REPRODUCED;
     bool written = minimized == HF_MINIMIZED && hf_write_file(min_path, m.bytes, m.size, error, sizeof error) == 0;
     if (minimized == HF_MINIMIZED && !written) fprintf(stderr, "heisenfuzz: %s\n", error);
+    if (written) hf_tool_output(min_path);
     if (written) {
         printf("heisenfuzz: minimized from %u deviations to %zu (%s, %llu runs); replaying it:\n\n",
                m.original_deviations, m.count, min_path, (unsigned long long)m.runs);

@@ -249,6 +249,13 @@ static int emit_test(const options *o, const hf_target *t, const hf_target *fixe
                         "test's own process); the minimized schedule is written, no test\n", goal->message);
         return 1;
     }
+    if (program && hf_tool_input_extra()) {
+        /* The test's main runs the program with no arguments and an empty
+         * stdin: it would check another run than this one. */
+        fprintf(stderr, "heisenfuzz: --emit-test: a regression test cannot give the program its arguments or "
+                        "stdin yet; the minimized schedule is written (with its .args), no test\n");
+        return 1;
+    }
     if (!program) {
         hf_result r;
         hf_run(fixed, m->bytes, m->size, &r);
@@ -320,6 +327,7 @@ static int write_outputs(const char *output, const hf_target *t, const hf_goal *
         fprintf(stderr, "heisenfuzz: %s\n", error);
         return 2;
     }
+    hf_tool_output(output);
     return 0;
 }
 
@@ -404,6 +412,10 @@ int hf_cmd_minimize(int argc, char **argv) {
     uint8_t *data = hf_read_file(o.input, &size, error, sizeof error);
     if (!data) {
         fprintf(stderr, "heisenfuzz: %s\n", error);
+        return 2;
+    }
+    if (hf_tool_input(o.input) != 0) {
+        free(data);
         return 2;
     }
     int status = minimize_input(&o, t, fixed, data, size);

@@ -92,6 +92,12 @@ static void note_artifact_flags(int argc, char **argv) {
  * (`heisenfuzz replay ./prog_fuzzer crash`). */
 void hf_fuzzer_tool_start(void) __attribute__((weak));
 
+/* ... and what it does at each run's start and at a failure before the
+ * engine records it (a program's fuzzer keeps the program's arguments beside
+ * the crash file: pthread_driver.c). */
+void hf_fuzzer_run_starts(const uint8_t *data, size_t size) __attribute__((weak));
+void hf_fuzzer_run_failed(void) __attribute__((weak));
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (getenv("HEISENFUZZ_TOOL")) {
         if (hf_fuzzer_tool_start) hf_fuzzer_tool_start();
@@ -292,6 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hook_interrupt();
     if (print_hashes < 0) print_hashes = getenv("HEISENFUZZ_TRACE_HASH") != NULL;
     const hf_target *t = fuzz_target();
+    if (hf_fuzzer_run_starts) hf_fuzzer_run_starts(data, size);
     hf_discovery *log = open_log(t);
     if (log) note_properties_before();
     hf_result r;
@@ -319,6 +326,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #if DECISION_MUTATOR
         print_mutator_runs();
 #endif
+        if (hf_fuzzer_run_failed) hf_fuzzer_run_failed();
         abort();
     }
     if (interrupted) hand_interrupt_to_engine(log);

@@ -83,6 +83,10 @@ static int cmd_replay(int argc, char **argv) {
             fprintf(stderr, "heisenfuzz: %s\n", error);
             return 2;
         }
+        if (hf_tool_input(operands[f]) != 0) {
+            free(data);
+            return 2;
+        }
         if (count > 2) printf("== %s\n", operands[f]);
         if (hf_tool_replay(t, data, size, hf_tool_contains(t), !o.quiet)) status = 1;
         free(data);
@@ -116,12 +120,12 @@ static const struct command {
     {"chart", hf_cmd_chart, (const hf_command_spec *const[]){&hf_chart_spec, NULL}, NULL, NULL},
     {"report", hf_cmd_report, (const hf_command_spec *const[]){&hf_report_spec, NULL}, NULL, NULL},
     {"build-pthread", hf_cmd_build_pthread, NULL,
-     "build-pthread PROG.c... [-o PATH] [--afl | --test TEST.c] [-v] [-- CFLAGS]",
-     "build an unmodified pthread program with a main into a fuzzer of its schedules at PATH "
+     "build-pthread PROG.c|PROG.cpp... [-o PATH] [--afl | --test TEST.c] [-v] [-- CFLAGS]",
+     "build an unmodified pthread program (C, or C++ with std::thread) with a main into a fuzzer of its schedules at PATH "
      "(default PROG_fuzzer): threads run as tasks, every shared memory access and pthread call is a "
      "preemption point, a failed assert, abort(), exit status, crash or deadlock is a crash. "
      "PATH --replay FILE... prints a run's timeline; PATH --minimize FILE -o OUT shrinks a crash. "
-     "--afl builds for AFL++; -v shows the commands; CFLAGS go to clang.  --test TEST.c builds, instead of a "
+     "--afl builds for AFL++; -v shows the commands; CFLAGS go to clang (clang++ for C++ sources).  --test TEST.c builds, instead of a "
      "fuzzer, the program with TEST.c's main and no engine (default PATH: TEST): a regression test that "
      "minimize --emit-test wrote for this program"},
     {"help", cmd_help, NULL, "help", "this text"},

@@ -49,4 +49,11 @@ void hf_target_family(const hf_target *t, char *out, size_t size);
 extern const hf_target hf_pthread_program_target;
 bool hf_target_is_pthread_program(const hf_target *t);
 
+/* What the program's main runs with from the next run on, each run the
+ * same (schedule/pthread_libc.c): argv is "program" and `args` (copied),
+ * stdin the `size` bytes of `data` (copied; none: empty).  Until set,
+ * no arguments and an empty stdin. */
+void hf_program_set_args(int count, char *const *args);
+void hf_program_set_stdin(const void *data, size_t size);
+
 #endif

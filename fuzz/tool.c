@@ -129,6 +129,24 @@ void hf_tool_print_run(const hf_target *t, size_t size, const hf_result *r, bool
     printf("trace-hash: %016llx\n", (unsigned long long)r->trace_hash);
 }
 
+static int (*input_hook)(const char *path);
+static void (*output_hook)(const char *path);
+static bool (*extra_hook)(void);
+
+void hf_tool_set_file_hooks(int (*input)(const char *path), void (*output)(const char *path), bool (*extra)(void)) {
+    input_hook = input;
+    output_hook = output;
+    extra_hook = extra;
+}
+
+int hf_tool_input(const char *path) { return input_hook ? input_hook(path) : 0; }
+
+void hf_tool_output(const char *path) {
+    if (output_hook) output_hook(path);
+}
+
+bool hf_tool_input_extra(void) { return extra_hook && extra_hook(); }
+
 bool hf_tool_contains(const hf_target *t) { return hf_target_is_pthread_program(t); }
 
 static const char crash_prefix[] = "crash (";

@@ -75,6 +75,19 @@ bool hf_tool_replay(const hf_target *t, const uint8_t *data, size_t size, bool c
  * program the program's (lost_update_fuzzer: lost_update). */
 const char *hf_tool_target_name(const hf_target *t);
 
+/* A schedule file may need more than its bytes to replay: a pthread
+ * program's arguments and stdin, in FILE.args beside it (invocation.h).
+ * The fuzzer that holds such a target sets these hooks; elsewhere they do
+ * nothing.  hf_tool_input(path): before running the bytes of `path`, makes
+ * what it needs current; returns 0, or 2 after a one-line message.
+ * hf_tool_output(path): after writing a schedule made from the current
+ * input to `path`, keeps what it needs beside it.  hf_tool_input_extra():
+ * whether the current input needs more than its bytes. */
+void hf_tool_set_file_hooks(int (*input)(const char *path), void (*output)(const char *path), bool (*extra)(void));
+int hf_tool_input(const char *path);
+void hf_tool_output(const char *path);
+bool hf_tool_input_extra(void);
+
 /* Monotonic wall-clock seconds: for the tool's own timing, never inside a run. */
 double hf_wall_seconds(void);
 

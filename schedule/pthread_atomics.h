@@ -19,8 +19,13 @@
 #ifndef HF_PTHREAD_ATOMICS_H
 #define HF_PTHREAD_ATOMICS_H
 
-#ifndef __cplusplus
+/* In C++ too: <atomic>'s member functions are these builtins, inline in
+ * the program's code (std::atomic<int>::fetch_add is __atomic_fetch_add). */
+#ifdef __cplusplus
+extern "C" void hfp_atomic_point(const volatile void *object);
+#else
 void hfp_atomic_point(const volatile void *object);
+#endif
 
 #define HFP_RMW_(call, obj, ...) \
     __extension__({ __typeof__(obj) hfp_obj_ = (obj); hfp_atomic_point(hfp_obj_); call(hfp_obj_, __VA_ARGS__); })
@@ -54,6 +59,5 @@ void hfp_atomic_point(const volatile void *object);
 #define __sync_bool_compare_and_swap(p, ...) HFP_RMW_(__sync_bool_compare_and_swap, p, __VA_ARGS__)
 #define __sync_val_compare_and_swap(p, ...) HFP_RMW_(__sync_val_compare_and_swap, p, __VA_ARGS__)
 #define __sync_lock_test_and_set(p, ...) HFP_RMW_(__sync_lock_test_and_set, p, __VA_ARGS__)
-#endif
 
 #endif

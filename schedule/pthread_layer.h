@@ -37,6 +37,12 @@ typedef struct hfp_thread {
     void *key_values[HFP_KEYS];
     void **tls;                    /* -femulated-tls blocks, by variable index */
     size_t tls_cap;
+    /* C++ (pthread_cxx.c): the thread's thread_local destructors, last
+     * registered first, and the exceptions it is handling, which
+     * libstdc++ keeps per OS thread: saved here while it is switched out. */
+    struct hfp_tls_dtor *tls_dtors;
+    void *eh_caught;
+    unsigned eh_uncaught;
 } hfp_thread;
 
 typedef struct hfp_key {
@@ -103,6 +109,11 @@ static inline void hfp_point(void) {
 
 hfp_thread *hfp_self(void);
 
+/* pthread_cxx.c: a run starts (its C++ state set up for it); thread `t`
+ * ends (its thread_local objects destroyed). */
+void hfp_cxx_run_starts(void);
+void hfp_cxx_thread_ends(hfp_thread *t);
+
 /* sched_yield: gives way, keeping errno. */
 int hfp_sched_yield(void);
 
@@ -114,12 +125,19 @@ void hfp_wake_all(hf_waitq *q);
 
 /* Logical nanoseconds from now until `abstime` on `clock` (0 when past). */
 uint64_t hfp_until(clockid_t clock, const struct timespec *abstime);
+/* The deadline `abstime` on clock `from` as a deadline on clock `to`
+ * (pthread_*_clock* calls: glibc 2.30's, which C++'s headers call). */
+void hfp_retime(clockid_t from, const struct timespec *abstime, clockid_t to, struct timespec *out);
 /* Logical time on `clock`, as clock_gettime gives it. */
 void hfp_clock_now(clockid_t clock, struct timespec *ts);
 
 /* The run's start: restores the program's globals to their first values and
  * resets the per-thread state of the C library parts (pthread_libc.c). */
 void hfp_restore_globals(void);
+
+/* The run's start: main's argc, with a copy of its arguments and the fixed
+ * environment in the run's arena; stdin reopened on the set bytes. */
+int hfp_invocation(char ***argv, char ***envp);
 
 /* Ends the run as the process would end (exit status, from any thread). */
 void hfp_process_exit(int status) __attribute__((noreturn));

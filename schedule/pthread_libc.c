@@ -17,6 +17,14 @@
  * Globals: a process runs the program many times, so the program's
  * writable data (gathered by the tool into sections hf_prog_data and
  * hf_prog_bss) is put back to its first values before every run.
+ *
+ * The invocation: main's arguments and the bytes on stdin are what the
+ * fuzzer set (hf_program_set_args, hf_program_set_stdin: the same in every
+ * run until set again), and the environment is a fixed set
+ * (HFP_ENVIRONMENT), never the real one, which differs between machines,
+ * shells and engines: a program that branches on it would not replay.
+ * stdin is the set bytes, read from the start in every run; changes the
+ * program makes to its environment last until the run ends.
  */
 #define _GNU_SOURCE
 #include "pthread_layer.h"
@@ -55,6 +63,14 @@ uint64_t hfp_until(clockid_t clock, const struct timespec *abstime) {
     uint64_t at = (uint64_t)abstime->tv_sec * HF_SEC + (uint64_t)abstime->tv_nsec;
     uint64_t current = (uint64_t)now.tv_sec * HF_SEC + (uint64_t)now.tv_nsec;
     return at > current ? at - current : 0;
+}
+
+void hfp_retime(clockid_t from, const struct timespec *abstime, clockid_t to, struct timespec *out) {
+    uint64_t ns = hfp_until(from, abstime);
+    hfp_clock_now(to, out);
+    uint64_t at = (uint64_t)out->tv_sec * HF_SEC + (uint64_t)out->tv_nsec + ns;
+    out->tv_sec = (time_t)(at / HF_SEC);
+    out->tv_nsec = (long)(at % HF_SEC);
 }
 
 int hfp_clock_gettime(clockid_t clock, struct timespec *ts);
@@ -254,6 +270,187 @@ void hfp_perror(const char *s) {
     if (s && *s) fprintf(hfp_stderr, "%s: %s\n", s, strerror(e));
     else fprintf(hfp_stderr, "%s\n", strerror(e));
 }
+
+/* ---- The invocation: arguments, environment, stdin ---------------------- */
+
+/* What every run's environment starts as.  Documented in schedule/README.md
+ * ("The rest of the world"); changing it changes what programs see. */
+static char *const HFP_ENVIRONMENT[] = {
+    "HOME=/nonexistent", "LANG=C", "LOGNAME=nobody", "PATH=/usr/bin:/bin",
+    "SHELL=/bin/sh",     "TERM=dumb", "TZ=UTC",      "USER=nobody",
+};
+enum { HFP_ENVIRONMENT_COUNT = sizeof HFP_ENVIRONMENT / sizeof *HFP_ENVIRONMENT };
+
+/* Outside a run (a constructor) the program sees the fixed set too. */
+static char *outside_environment[HFP_ENVIRONMENT_COUNT + 1];
+char **hfp_environ;
+/* glibc's other name for environ: the same variable. */
+extern char **hfp___environ __attribute__((alias("hfp_environ")));
+
+static char **environment(void) {
+    if (!hfp_environ) {
+        memcpy(outside_environment, HFP_ENVIRONMENT, sizeof HFP_ENVIRONMENT);
+        hfp_environ = outside_environment;
+    }
+    return hfp_environ;
+}
+
+static struct {
+    char **argv;                   /* "program", the arguments, NULL */
+    int argc;
+    unsigned char *stdin_data;     /* malloc'd copy; NULL: empty */
+    size_t stdin_size;
+    bool stdin_changed;            /* since hfp_stdin was opened */
+} invocation;
+
+void hf_program_set_args(int count, char *const *args) {
+    for (int i = 1; i < invocation.argc; i++) free(invocation.argv[i]);
+    free(invocation.argv);
+    invocation.argv = calloc((size_t)count + 2, sizeof *invocation.argv);
+    assert(invocation.argv && "no memory for the program's arguments");
+    invocation.argv[0] = "program";
+    for (int i = 0; i < count; i++) {
+        invocation.argv[i + 1] = strdup(args[i]);
+        assert(invocation.argv[i + 1] && "no memory for the program's arguments");
+    }
+    invocation.argc = count + 1;
+}
+
+void hf_program_set_stdin(const void *data, size_t size) {
+    free(invocation.stdin_data);
+    invocation.stdin_data = NULL;
+    invocation.stdin_size = size;
+    invocation.stdin_changed = true;
+    if (!size) return;
+    invocation.stdin_data = malloc(size);
+    assert(invocation.stdin_data && "no memory for the program's stdin");
+    memcpy(invocation.stdin_data, data, size);
+}
+
+FILE *hfp_stdin;
+
+int hfp_invocation(char ***argv, char ***envp) {
+    if (!invocation.argv) hf_program_set_args(0, NULL);
+    /* A copy per run: the program may write into its arguments. */
+    char **copy = hf_alloc(((size_t)invocation.argc + 1) * sizeof *copy);
+    for (int i = 0; i < invocation.argc; i++) copy[i] = hf_strdup(invocation.argv[i]);
+    *argv = copy;
+    char **env = hf_alloc((HFP_ENVIRONMENT_COUNT + 1) * sizeof *env);
+    for (int i = 0; i < HFP_ENVIRONMENT_COUNT; i++) env[i] = hf_strdup(HFP_ENVIRONMENT[i]);
+    hfp_environ = *envp = env;
+    /* The same bytes from the start in every run: one stream over them,
+     * rewound (cheaper than a stream per run), made anew when they change. */
+    if (!hfp_stdin || invocation.stdin_changed) {
+        if (hfp_stdin) fclose(hfp_stdin);
+        static unsigned char nothing;
+        hfp_stdin = fmemopen(invocation.stdin_size ? invocation.stdin_data : &nothing, invocation.stdin_size, "r");
+        assert(hfp_stdin && "fmemopen failed for the program's stdin");
+        invocation.stdin_changed = false;
+    }
+    rewind(hfp_stdin);
+    return invocation.argc;
+}
+
+/* The entry of `name` in the environment, or NULL. */
+static char **find_variable(const char *name, size_t length) {
+    for (char **e = environment(); *e; e++)
+        if (!strncmp(*e, name, length) && (*e)[length] == '=') return e;
+    return NULL;
+}
+
+static void *environment_memory(size_t size) {
+    if (hf_w.current && hfp.run) return hf_alloc(size);
+    void *p = calloc(1, size);   /* a constructor's change: kept for the process */
+    assert(p && "no memory for the program's environment");
+    return p;
+}
+
+char *hfp_getenv(const char *name);
+char *hfp_getenv(const char *name) {
+    if (!name || strchr(name, '=')) return NULL;
+    char **e = find_variable(name, strlen(name));
+    return e ? *e + strlen(name) + 1 : NULL;
+}
+
+char *hfp_secure_getenv(const char *name);
+char *hfp_secure_getenv(const char *name) { return hfp_getenv(name); }
+
+/* Puts `entry` (NAME=VALUE) in place of NAME's, or at the end of a new array. */
+static void put_entry(char *entry, size_t name_length) {
+    char **e = find_variable(entry, name_length);
+    if (e) { *e = entry; return; }
+    size_t n = 0;
+    while (environment()[n]) n++;
+    char **grown = environment_memory((n + 2) * sizeof *grown);
+    for (size_t i = 0; i < n; i++) grown[i] = hfp_environ[i];
+    grown[n] = entry;
+    hfp_environ = grown;
+}
+
+int hfp_setenv(const char *name, const char *value, int overwrite);
+int hfp_setenv(const char *name, const char *value, int overwrite) {
+    if (!name || !*name || strchr(name, '=')) { errno = EINVAL; return -1; }
+    size_t length = strlen(name);
+    if (find_variable(name, length) && !overwrite) return 0;
+    char *entry = environment_memory(length + strlen(value) + 2);
+    memcpy(entry, name, length);
+    entry[length] = '=';
+    strcpy(entry + length + 1, value);
+    put_entry(entry, length);
+    return 0;
+}
+
+int hfp_putenv(char *string);
+int hfp_putenv(char *string) {
+    char *equals = strchr(string, '=');
+    if (!equals) { errno = EINVAL; return -1; }
+    put_entry(string, (size_t)(equals - string));
+    return 0;
+}
+
+int hfp_unsetenv(const char *name);
+int hfp_unsetenv(const char *name) {
+    if (!name || !*name || strchr(name, '=')) { errno = EINVAL; return -1; }
+    char **e;
+    while ((e = find_variable(name, strlen(name))))
+        do e[0] = e[1]; while (*e++);
+    return 0;
+}
+
+int hfp_clearenv(void);
+int hfp_clearenv(void) {
+    hfp_environ = environment_memory(sizeof *hfp_environ);
+    return 0;
+}
+
+/* The calls that read stdin without naming it. */
+int hfp_getchar(void);
+int hfp_getchar(void) { return fgetc(hfp_stdin); }
+
+int hfp_vscanf(const char *fmt, va_list ap) __attribute__((format(scanf, 1, 0)));
+int hfp_vscanf(const char *fmt, va_list ap) { return vfscanf(hfp_stdin, fmt, ap); }
+
+int hfp_scanf(const char *fmt, ...) __attribute__((format(scanf, 1, 2)));
+int hfp_scanf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vfscanf(hfp_stdin, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* glibc's headers name scanf by the standard it follows. */
+int hfp___isoc99_scanf(const char *fmt, ...) __attribute__((format(scanf, 1, 2)));
+int hfp___isoc99_scanf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vfscanf(hfp_stdin, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+int hfp___isoc99_vscanf(const char *fmt, va_list ap) __attribute__((format(scanf, 1, 0)));
+int hfp___isoc99_vscanf(const char *fmt, va_list ap) { return vfscanf(hfp_stdin, fmt, ap); }
 
 /* ---- The program's globals, put back before every run -------------------- */
 

@@ -125,6 +125,15 @@ int hfp_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *absti
     return mutex_lock(m, false, abstime);
 }
 
+/* A deadline on another clock than CLOCK_REALTIME's (C++'s steady_clock). */
+int hfp_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime);
+int hfp_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime) {
+    if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
+    struct timespec realtime;
+    hfp_retime(clock, abstime, CLOCK_REALTIME, &realtime);
+    return mutex_lock(m, false, &realtime);
+}
+
 static int mutex_release(mutex_state *s) {
     if (s->owner != hfp_self_id()) {
         if (s->type != PTHREAD_MUTEX_NORMAL) return EPERM;
@@ -225,6 +234,14 @@ int hfp_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const stru
 int hfp_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
     return cond_wait(c, m, abstime);
+}
+
+int hfp_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime);
+int hfp_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime) {
+    if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
+    struct timespec own;
+    hfp_retime(clock, abstime, cond_of(c)->clock, &own);
+    return cond_wait(c, m, &own);
 }
 
 int hfp_pthread_cond_signal(pthread_cond_t *c);
@@ -469,4 +486,20 @@ int hfp_sem_getvalue(sem_t *sem, int *value);
 int hfp_sem_getvalue(sem_t *sem, int *value) {
     *value = (int)sem_of(sem)->value;
     return 0;
+}
+
+int hfp_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime);
+int hfp_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime) {
+    if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
+    struct timespec realtime;
+    hfp_retime(clock, abstime, CLOCK_REALTIME, &realtime);
+    return hfp_pthread_rwlock_timedrdlock(l, &realtime);
+}
+
+int hfp_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime);
+int hfp_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime) {
+    if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
+    struct timespec realtime;
+    hfp_retime(clock, abstime, CLOCK_REALTIME, &realtime);
+    return hfp_pthread_rwlock_timedwrlock(l, &realtime);
 }

@@ -125,6 +125,7 @@ static void run_key_destructors(hfp_thread *t) {
 static void thread_entry(void *arg) {
     hfp_thread *t = arg;
     if (setjmp(t->exit_env) == 0) t->retval = t->start(t->arg);
+    hfp_cxx_thread_ends(t);
     run_key_destructors(t);
 }
 
@@ -295,17 +296,19 @@ static void program_main(void *arg) {
     hfp.run = runs;
     hfp.rand_state = 1;
     hfp_restore_globals();
+    hfp_cxx_run_starts();
     hfp_thread *t = hf_alloc(sizeof *t);
     hfp.threads[hf_self()] = t;
-    static char program[] = "program";
-    static char *argv[] = {program, NULL};
-    static char *envp[] = {NULL};
+    char **argv, **envp;
+    int argc = hfp_invocation(&argv, &envp);
     if (setjmp(t->exit_env) == 0) {
-        int status = hfp_main(1, argv, envp);
+        int status = hfp_main(argc, argv, envp);
+        hfp_cxx_thread_ends(t);
         run_key_destructors(t);
         hfp_process_exit(status);
     }
     /* pthread_exit in main: the process lives on while other threads do. */
+    hfp_cxx_thread_ends(t);
     run_key_destructors(t);
 }
 

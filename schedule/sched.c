@@ -24,6 +24,7 @@
 #include <string.h>
 
 hf_world hf_w;
+void (*hf_switch_hook)(hf_task *from, hf_task *to);
 
 static jmp_buf main_env;     /* where a failure noticed in the main context lands */
 
@@ -258,6 +259,7 @@ static void transfer(hf_task *self, hf_task *next) {
     hf_fiber *from = self ? &self->fiber : &hf_w.main_fiber;
     hf_fiber *to = next ? &next->fiber : &hf_w.main_fiber;
     hf_w.current = next;
+    if (hf_switch_hook) hf_switch_hook(self, next);
     if (self && self->state == TASK_DONE) hf_fiber_switch_final(from, to);
     hf_fiber_switch(from, to);
     if (self && self->killed) longjmp(self->exit_env, 1);
@@ -556,6 +558,7 @@ static void run(const hf_target *t, const uint8_t *data, size_t size, hf_strateg
     hf_spawn("main", t->main, NULL);
     if (setjmp(main_env) == 0) transfer(NULL, choose_next(WHY_START));
     tear_down();
+    if (hf_switch_hook) hf_switch_hook(NULL, NULL);
     hf_profile_run_ends();
     hf_result *r = &hf_w.result;
     r->time_ns = hf_w.now;

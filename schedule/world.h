@@ -97,6 +97,11 @@ typedef struct hf_world {
 } hf_world;
 
 extern hf_world hf_w;
+/* Called on every switch between tasks, before it (`from` or `to` NULL:
+ * the main context), and with both NULL when a run's tasks are gone: the
+ * pthread layer keeps there what a C++ runtime holds per OS thread and
+ * must hold per task (the exceptions being handled).  NULL: none. */
+extern void (*hf_switch_hook)(hf_task *from, hf_task *to);
 
 /* sched.c, for sync.c and prop.c */
 void hf_emit(hf_event_kind kind, int64_t a, int64_t b, const char *text, uint8_t flags);

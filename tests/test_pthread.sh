@@ -4,8 +4,8 @@
 #
 #   - bad input to build-pthread: one line naming the problem, exit 2
 #   - a program's fuzzer prints each mode's usage on MODE --help
-#   - every buggy program of targets/pthread/ is found by its fuzzer in a
-#     seeded, bounded libFuzzer run; the crash replays with the expected
+#   - every buggy program of targets/pthread/ (C, and the cxx_* C++ ones) is
+#     found by its fuzzer in a seeded, bounded libFuzzer run; the crash replays with the expected
 #     verdict, minimizes to the fewest preemptions stated in its source, and
 #     its correct twin passes that schedule and a libFuzzer campaign
 #   - `heisenfuzz replay` and `minimize [--emit-test]` take a program's
@@ -15,7 +15,16 @@
 #   - the layer's semantics (tests/pthread/): a program checking every part
 #     never fails; exit in a thread, a thread that never ends and a crash
 #     are failures; main returning ends the run; the program's output is
-#     silent unless HEISENFUZZ_PROGRAM_OUTPUT is set
+#     silent unless HEISENFUZZ_PROGRAM_OUTPUT is set; features_cxx.cpp
+#     checks what of C++'s threads the layer covers, and a C++ program
+#     waiting on a futex (std::atomic::wait) or a std::future fails naming it
+#   - the program's invocation: arguments after `--` or in HEISENFUZZ_ARGS
+#     reach main (args_threads.c's bug needs argv[1] threads), the crash
+#     file's record (crash-X.args) makes --replay, --minimize and the tool's
+#     replay and minimize use them, libFuzzer's fork mode and `heisenfuzz
+#     fuzz` keep them, the fuzzer and --replay agree on the hashes; stdin is
+#     the given file in every run (invocation.c), a missing one exit 2; the
+#     environment is the layer's fixed set, not the caller's
 #   - determinism: the fuzzer and the replayer print the same trace hash for
 #     the same inputs, each input run several times in one process, in every
 #     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); the same
@@ -43,7 +52,7 @@ check() {   # check CONDITION-STATUS MESSAGE
 
 printf 'int helper(void) { return 1; }\n' >"$work/nomain.c"
 printf 'int main(void) { return undeclared; }\n' >"$work/broken.c"
-printf 'int main() { return 0; }\n' >"$work/prog.cpp"
+printf 'int main() { return 0; }\n' >"$work/prog.hpp"
 bad_input() {   # bad_input FILE EXPECTED-WORDS
     local err status
     err=$("$hf" build-pthread "$1" -o "$work/never" 2>&1 >/dev/null)
@@ -53,7 +62,7 @@ bad_input() {   # bad_input FILE EXPECTED-WORDS
 }
 bad_input "$work/nomain.c" "no main function"
 bad_input "$work/broken.c" "does not compile: $work/broken.c:1:25: error"
-bad_input "$work/prog.cpp" "a C++ file"
+bad_input "$work/prog.hpp" "not a C or C++ source file"
 bad_input "$work/missing.c" "No such file"
 
 # A program of two files: a global defined in one, raced on in the other.
@@ -119,13 +128,18 @@ reads() {
     return 1
 }
 
+# program_file NAME: the program's file in targets/pthread/ (C, or C++ for cxx_*).
+program_file() {
+    if [ -e "targets/pthread/$1.cpp" ]; then echo "targets/pthread/$1.cpp"; else echo "targets/pthread/$1.c"; fi
+}
+
 # found NAME RUNS VERDICTS PREEMPTIONS (VERDICTS: the ways the failure reads, one per line)
 found() {
     local name=$1 runs=$2 verdict=$3 preemptions=$4
     local dir="$work/$name"
     mkdir -p "$dir/corpus"
-    build "$hf" "targets/pthread/${name}_buggy.c" "$dir/buggy" || return
-    build "$hf" "targets/pthread/$name.c" "$dir/twin" || return
+    build "$hf" "$(program_file "${name}_buggy")" "$dir/buggy" || return
+    build "$hf" "$(program_file "$name")" "$dir/twin" || return
     (cd "$dir" && timeout 300 ./buggy -seed=1 -runs="$runs" -artifact_prefix="$dir/" -print_final_stats=1 corpus \
         >"$dir/log" 2>&1)
     local crash
@@ -182,6 +196,12 @@ found hundred_threads 100000 "assertion failed in main: highest == WORKERS" 1
 # needed 14,357 executions with -seed=1 (531 to more than 20,000 over seeds
 # 1-5); 1,000 is the bound it missed.
 found straddle 1000 "assertion failed in thread21: seen_body == seen_seal" 1
+# The same bugs in C++: std::thread, std::mutex with lock_guard (the twin
+# std::scoped_lock), std::condition_variable (the twin waits with a
+# predicate), std::atomic.
+found cxx_lost_update 100000 "assertion failed in main: counter == THREADS * INCREMENTS" 1
+found cxx_deadlock 100000 "$deadlock_cycles" 1
+found cxx_missed_notify 100000 "deadlock: main waits for join thread1; thread1 waits for cond1;" 1
 # The blind walks for shared memory against uniform random, on the same
 # program: SURW and POS find the torn read within 1,000 runs (seed 1 needs
 # 1 and 16), uniform random does not (none of seeds 1-5 within 2,000).
@@ -265,7 +285,30 @@ if build "$hf" tests/pthread/features.c "$sem/features"; then
     HEISENFUZZ_PROGRAM_OUTPUT=1 "$sem/features" --replay "$work/empty" 2>&1 | grep -q "^all checks passed"
     check $? "features.c: HEISENFUZZ_PROGRAM_OUTPUT=1 shows it"
 fi
+if build "$hf" tests/pthread/features_cxx.cpp "$sem/features_cxx"; then
+    mkdir -p "$sem/cxx_corpus"
+    (cd "$sem" && timeout 300 ./features_cxx -seed=1 -runs=20000 -artifact_prefix="$sem/cxx-" cxx_corpus >"$sem/cxx.log" 2>&1)
+    status=$?
+    [ $status -eq 0 ] && ! ls "$sem"/cxx-crash-* >/dev/null 2>&1
+    check $? "features_cxx.cpp: 20000 libFuzzer executions keep every promise of std::thread, the mutexes, condition variables, atomics, call_once, thread_local, static guards and exceptions it checks (status $status)"
+fi
 verdict_of() { "$1" --replay "$work/empty" 2>&1 | grep '^verdict:'; }
+# What of C++ the layer does not cover fails the run, naming it.
+printf '#include <atomic>\nint main() { std::atomic<int> never{0}; never.wait(0); return 0; }\n' >"$sem/atomic_wait.cpp"
+printf '#include <future>\nint main() { std::promise<int> p; auto f = p.get_future();\n  std::thread t([&p] { p.set_value(1); }); int v = f.get(); t.join(); return v - 1; }\n' >"$sem/future.cpp"
+unsupported_cxx() {   # unsupported_cxx NAME EXPECTED-WORDS [CFLAGS...]
+    local name=$1 words=$2; shift 2
+    if "$hf" build-pthread "$sem/$name.cpp" -o "$sem/$name" ${1:+-- "$@"} >/dev/null 2>"$sem/$name.log"; then
+        local got
+        got=$(verdict_of "$sem/$name")
+        [[ "$got" == "verdict: fail $words"*"in main: not supported by the pthread layer" ]]
+        check $? "$name.cpp: the run fails naming what is not covered ($got)"
+    else
+        echo "not ok - build-pthread $name.cpp: $(cat "$sem/$name.log")"
+    fi
+}
+unsupported_cxx atomic_wait "a futex (std::atomic::wait" -std=gnu++20
+unsupported_cxx future "std::future"
 if build "$hf" tests/pthread/exit_in_thread.c "$sem/exit_in_thread"; then
     got=$(verdict_of "$sem/exit_in_thread")
     [ "$got" = "verdict: fail the program exited with status 3 (in thread1)" ]
@@ -341,6 +384,116 @@ if build "$hf" tests/pthread/racy_crash.c "$sem/racy_crash"; then
     fi
 fi
 
+# ---- the program's invocation: arguments, stdin, environment ----------------------
+
+inv="$work/invocation"
+mkdir -p "$inv/corpus" "$inv/one" "$inv/one_corpus"
+if build "$hf" tests/pthread/args_threads.c "$inv/args"; then
+    got=$(verdict_of "$inv/args")
+    [ "$got" = "verdict: fail the program exited with status 2 (in main)" ]
+    check $? "args_threads.c with no arguments: main gets none and exits 2 ($got)"
+    (cd "$inv" && timeout 120 ./args -seed=1 -runs=5000 -artifact_prefix="$inv/one/" one_corpus -- 1 >one.log 2>&1)
+    status=$?
+    [ $status -eq 0 ] && ! ls "$inv"/one/crash-* >/dev/null 2>&1
+    check $? "args_threads.c -- 1: main gets argv[1] = 1, and 5000 libFuzzer executions find nothing to race (status $status)"
+    (cd "$inv" && timeout 300 ./args -seed=1 -runs=100000 -artifact_prefix="$inv/" corpus -- 3 >log 2>&1)
+    crash=$(ls "$inv"/crash-* 2>/dev/null | grep -v '\.args$' | head -1)
+    [ -n "$crash" ] && grep -q "counter == threads" "$inv/log" && [ "$(grep -v '^#' "$crash.args" 2>/dev/null)" = "arg 3" ]
+    check $? "args_threads.c -- 3: libFuzzer (-seed=1) finds the lost update, and the crash's record holds its argument: $(grep -v '^#' "${crash:-none}.args" 2>/dev/null)"
+    want="verdict: fail assertion failed in main: counter == threads"
+    got=$([ -n "$crash" ] && "$inv/args" --replay "$crash" | grep '^verdict:')
+    [[ "$got" == "$want"* ]]
+    check $? "PROG --replay crash-X runs main with the recorded argument: $got"
+    got=$([ -n "$crash" ] && "$inv/args" --replay "$crash" -- 1 | grep '^verdict:')
+    [ "$got" = "verdict: ok" ]
+    check $? "arguments after -- take the place of the record ($got with one thread)"
+    [ -n "$crash" ] && cp "$crash" "$inv/bare"
+    got=$("$inv/args" --replay "$inv/bare" 2>/dev/null | grep '^verdict:')
+    [ "$got" = "verdict: fail the program exited with status 2 (in main)" ]
+    check $? "the same bytes without the record: no arguments ($got)"
+    got=$(HEISENFUZZ_ARGS="3" "$inv/args" --replay "$inv/bare" 2>/dev/null | grep '^verdict:')
+    [[ "$got" == "$want"* ]]
+    check $? "HEISENFUZZ_ARGS=3 gives main the argument: $got"
+    want_hash=$([ -n "$crash" ] && "$inv/args" --replay "$crash" | grep '^trace-hash:')
+    got=$("$hf" replay "$inv/args" "$crash" 2>/dev/null)
+    status=$?
+    [ $status -eq 1 ] && [ -n "$want_hash" ] && [ "$(grep '^trace-hash:' <<<"$got" | tail -1)" = "$want_hash" ] &&
+        [[ "$(grep '^verdict:' <<<"$got" | tail -1)" == "$want"* ]]
+    check $? "heisenfuzz replay PROG crash-X uses the record: the fuzzer's verdict and $want_hash, exit $status"
+    "$hf" minimize -q "$inv/args" "$crash" -o "$inv/tool.min" >"$inv/min.log" 2>&1
+    status=$?
+    got=$("$inv/args" --replay "$inv/tool.min" 2>/dev/null | grep '^verdict:')
+    [ $status -eq 0 ] && [ "$(grep -v '^#' "$inv/tool.min.args" 2>/dev/null)" = "arg 3" ] && [[ "$got" == "$want"* ]]
+    check $? "heisenfuzz minimize PROG crash-X: minimizes with the record's argument and writes tool.min.args (status $status, $got)"
+    "$inv/args" --minimize "$crash" -o "$inv/own.min" >/dev/null 2>&1
+    status=$?
+    [ $status -eq 1 ] && [ "$(grep -v '^#' "$inv/own.min.args" 2>/dev/null)" = "arg 3" ] &&
+        [[ "$("$inv/args" --replay "$inv/own.min" | grep '^verdict:')" == "$want"* ]]
+    check $? "PROG --minimize crash-X -o OUT writes OUT.args beside OUT, and OUT replays the failure (status $status)"
+    (cd "$inv" && "$hf" minimize -q --emit-test ./args "$crash" -o emit.min >emit.log 2>&1)
+    status=$?
+    [ $status -eq 1 ] && grep -q "cannot give the program its arguments" "$inv/emit.log" && ! ls "$inv"/*.c >/dev/null 2>&1
+    check $? "minimize --emit-test of a program with arguments says it writes no test, exit $status"
+    # The fuzzer and the replayer agree on the hashes of runs with arguments.
+    ok=0 total=0
+    for f in "$work/empty" $(ls "$inv"/corpus/* 2>/dev/null | head -5); do
+        want_hash=$("$inv/args" --replay "$f" -- 3 2>/dev/null | sed -n 's/^trace-hash: //p')
+        got=$(HEISENFUZZ_TRACE_HASH=1 "$inv/args" "$f" "$f" "$f" -- 3 2>&1 | sed -n 's/^trace-hash: //p' | sort -u)
+        total=$((total + 1))
+        [ -n "$want_hash" ] && [ "$got" = "$want_hash" ] || ok=1
+    done
+    check $ok "args_threads.c -- 3: the fuzzer (each input 3 times) and --replay agree on $total trace hashes"
+    # libFuzzer's fork mode runs child processes with the command line less
+    # `--`: they get the arguments through the environment.
+    mkdir -p "$inv/fork/corpus"
+    (cd "$inv/fork" && timeout 300 ../args -fork=1 -seed=1 -runs=100000 -artifact_prefix="$inv/fork/" corpus -- 3 >log 2>&1)
+    fork_crash=$(ls "$inv"/fork/crash-* 2>/dev/null | grep -v '\.args$' | head -1)
+    [ -n "$fork_crash" ] && grep -q "counter == threads" "$inv/fork/log" && ! grep -q "exited with status 2" "$inv/fork/log" &&
+        [ "$(grep -v '^#' "$fork_crash.args" 2>/dev/null)" = "arg 3" ]
+    check $? "args_threads.c -fork=1 -- 3: the child processes get the argument, and the crash its record"
+    # heisenfuzz fuzz: HEISENFUZZ_ARGS reaches every step of the campaign, and
+    # the crash it keeps replays later without it.
+    mkdir -p "$inv/campaign"
+    cp "$inv/args" "$inv/campaign/args_threads_fuzzer"
+    (cd "$inv/campaign" && HEISENFUZZ_ARGS=3 timeout 300 "$hf" fuzz --seed 1 --max-time 60 ./args_threads_fuzzer >fuzz.out 2>&1)
+    status=$?
+    kept="$inv/campaign/hf-work/crash-args_threads-1"
+    got=$(cd "$inv/campaign" && "$hf" replay ./args_threads_fuzzer hf-work/crash-args_threads-1 2>/dev/null | grep '^verdict:')
+    [ $status -eq 1 ] && [ "$(grep -v '^#' "$kept.args" 2>/dev/null)" = "arg 3" ] &&
+        [ "$(grep -v '^#' "$kept.min.args" 2>/dev/null)" = "arg 3" ] && [[ "$got" == "$want"* ]] &&
+        ! ls "$inv"/campaign/hf-work/*.args.* >/dev/null 2>&1
+    check $? "HEISENFUZZ_ARGS=3 heisenfuzz fuzz: crash-args_threads-1 and its .min keep the argument, and replay without it ($got, status $status)"
+    # A stdin file that is not there: one line naming it, exit 2.
+    err=$("$inv/args" --replay "$work/empty" -- --stdin "$inv/missing" 3 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"$inv/missing"* ]]
+    check $? "--stdin with a missing file: exit $status, one line: $err"
+    printf '# a record whose stdin is gone\narg 3\nstdin %s\n' "$inv/gone" >"$inv/bare.args"
+    err=$("$hf" replay "$inv/args" "$inv/bare" 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"$inv/gone"* ]]
+    check $? "a record naming a missing stdin file: exit $status, one line: $err"
+fi
+if build "$hf" tests/pthread/invocation.c "$inv/stdin"; then
+    printf 'hello\n 42\n' >"$inv/in"
+    got=$(HOME=/root PATH="$PATH:/extra" SEEN_BEFORE=1 HEISENFUZZ_ARGS=unused HEISENFUZZ_PROGRAM_OUTPUT=1 \
+          "$inv/stdin" --replay "$work/empty" -- --stdin "$inv/in" hello 42 2>&1)
+    grep -qx "read hello 42" <<<"$got" && grep -qx "verdict: ok" <<<"$got"
+    check $? "invocation.c: main and a thread read the stdin file, main its arguments, and the environment is the fixed one, not the caller's"
+    got=$("$inv/stdin" --replay "$work/empty" -- --stdin "$inv/in" hello 41 2>&1 | grep '^verdict:')
+    [[ "$got" == *"number == atoi(argv[2])"* ]]
+    check $? "invocation.c: a number other than the one on stdin fails its check ($got)"
+    got=$(HEISENFUZZ_STDIN="$inv/in" HEISENFUZZ_ARGS="hello 42" "$inv/stdin" --replay "$work/empty" 2>&1 | grep '^verdict:')
+    [ "$got" = "verdict: ok" ]
+    check $? "HEISENFUZZ_STDIN and HEISENFUZZ_ARGS give the same ($got)"
+    mkdir -p "$inv/stdin_corpus"
+    (cd "$inv" && timeout 300 ./stdin -seed=1 -runs=5000 -artifact_prefix="$inv/stdin-" stdin_corpus -- --stdin "$inv/in" hello 42 \
+        >stdin.log 2>&1)
+    status=$?
+    [ $status -eq 0 ] && ! ls "$inv"/stdin-crash-* >/dev/null 2>&1
+    check $? "invocation.c: 5000 libFuzzer executions each read the same stdin and start from the fixed environment (status $status)"
+fi
+
 # ---- determinism: the fuzzer and the replayer, per build ----------------------
 
 # same_hashes TOOL LABEL: for a few programs and inputs (crashes, corpus
@@ -350,8 +503,9 @@ same_hashes() {
     local tool=$1 label=$2 dir="$work/det-$2"
     mkdir -p "$dir"
     local name ok=0 total=0
-    for name in lost_update_buggy deadlock_buggy aba_buggy three_preemptions_buggy lost_update straddle_buggy; do
-        build "$tool" "targets/pthread/$name.c" "$dir/$name" || { ok=1; continue; }
+    for name in lost_update_buggy deadlock_buggy aba_buggy three_preemptions_buggy lost_update straddle_buggy \
+                cxx_missed_notify_buggy; do
+        build "$tool" "$(program_file "$name")" "$dir/$name" || { ok=1; continue; }
         local inputs=("$work/empty")
         local source_dir="$work/${name%_buggy}"
         inputs+=($(ls "$source_dir"/crash-* "$source_dir"/min "$source_dir"/corpus/* 2>/dev/null | head -6))
@@ -419,15 +573,15 @@ for build_dir in O0:"${HF_OUT_O0:-}" asan:"${HF_OUT_ASAN:-}" ubsan:"${HF_OUT_UBS
     [ -n "$dir" ] && [ -x "$dir/heisenfuzz" ] || continue
     tool="$(cd "$dir" && pwd)/heisenfuzz"
     ok=0 total=0
-    for name in lost_update_buggy double_checked_buggy aba_buggy straddle_buggy; do
-        [ -x "$across/$name-plain" ] || build "$hf" "targets/pthread/$name.c" "$across/$name-plain" || { ok=1; continue; }
-        build "$tool" "targets/pthread/$name.c" "$across/$name-$label" || { ok=1; continue; }
+    for name in lost_update_buggy double_checked_buggy aba_buggy straddle_buggy cxx_missed_notify_buggy; do
+        [ -x "$across/$name-plain" ] || build "$hf" "$(program_file "$name")" "$across/$name-plain" || { ok=1; continue; }
+        build "$tool" "$(program_file "$name")" "$across/$name-$label" || { ok=1; continue; }
         "$across/$name-plain" --replay "$across"/inputs/* 2>/dev/null | grep '^trace-hash:' >"$across/$name-plain.hashes"
         "$across/$name-$label" --replay "$across"/inputs/* 2>/dev/null | grep '^trace-hash:' >"$across/$name-$label.hashes"
         total=$((total + $(wc -l <"$across/$name-plain.hashes")))
         [ "$(wc -l <"$across/$name-plain.hashes")" -eq "$(ls "$across/inputs" | wc -l)" ] && cmp -s "$across/$name-plain.hashes" "$across/$name-$label.hashes" || ok=1
     done
-    check $ok "the $label build of lost_update_buggy, double_checked_buggy, aba_buggy and straddle_buggy gives the plain build's trace hashes on $total inputs (random, POS, SURW, ordering constraints)"
+    check $ok "the $label build of lost_update_buggy, double_checked_buggy, aba_buggy, straddle_buggy and cxx_missed_notify_buggy gives the plain build's trace hashes on $total inputs (random, POS, SURW, ordering constraints)"
 done
 
 # ---- AFL++ ------------------------------------------------------------------
