@@ -518,7 +518,7 @@ static bool show_crash(const hf_target *t, const char *path) {
     }
     if (hf_tool_input(path) != 0) {
         free(data);
-        return;
+        return false;
     }
     bool contain = hf_tool_contains(t);
     hf_result r;
