@@ -340,6 +340,10 @@ static void test_facts(void) {
     hf_discovery_record_run(d, &(hf_run_facts){.behaviours = b2, .categories = k2, .count = 1,
                                                .logical_ns = HF_SEC, .properties = run2});
     hf_discovery_close(d);
+    /* The reader merges processes' lines by their times, which the log
+     * keeps to the millisecond: lines less than that apart can come in
+     * either order.  The second process's run comes well after. */
+    nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
     char sha1[41];
     hf_sha1_hex((const uint8_t *)"xyz", 3, sha1);
     uint8_t run3[] = {HF_LOG_EVALUATED | HF_LOG_FAILED, 0};
@@ -528,18 +532,29 @@ static void test_bad_lines(void) {
 
 /* ---- A killed process leaves whole lines ----------------------------------- */
 
+/* A child appending to the log at `path` for ever; returns once it has
+ * opened the log and recorded a first run, so that a loaded machine cannot
+ * kill it before it has written a line. */
 static pid_t start_writer(const char *path, uint64_t seed) {
+    int ready[2];
+    if (pipe(ready) != 0) return -1;
     pid_t pid = fork();
     if (pid == 0) {
+        close(ready[0]);
         hf_discovery *d = open_log(path);
         uint64_t x = seed;
         for (uint64_t i = 0;; i++) {
+            if (i == 1 && (write(ready[1], "", 1) != 1 || close(ready[1]) != 0)) _exit(1);
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
             /* Mostly known behaviours, now and then a burst of new ones. */
             uint64_t sig = i % 50000 < 1000 ? x : x % 3000;
             hf_discovery_record(d, &sig, 1, 1000, false);
         }
     }
+    close(ready[1]);
+    char byte;
+    if (pid > 0 && read(ready[0], &byte, 1) != 1) pid = -1;
+    close(ready[0]);
     return pid;
 }
 
