@@ -25,8 +25,8 @@
 #                 libraries, include/heisenfuzz/ and a pkg-config file per
 #                 flavour (heisenfuzz, -replay, -libfuzzer, -afl)
 #   --print-sources  print the source lists, NAME=files one a line (RUNTIME,
-#                 TARGET, TOOL, HARNESS, and ACCESS_POINT: the sources
-#                 compiled at -O0), and build nothing: for scripts
+#                 TARGET, TOOL, HARNESS, ACCESS_POINT: the sources compiled
+#                 at -O0, and INCLUDE: the header folders), and build nothing: for scripts
 #                 that link a build's objects (tests/relink_target.sh)
 #
 # Under OSS-Fuzz ($OUT and $LIB_FUZZING_ENGINE set) it builds the fuzzers
@@ -59,30 +59,36 @@ regress_sources() { ls tests/regress/*.c 2>/dev/null || true; }
 RUNTIME_SOURCES="$(ls schedule/*.c) schedule/fiber_switch.S"
 # targets/pthread/ holds programs with a main, built by `heisenfuzz build-pthread`.
 TARGET_SOURCES="$(ls targets/*/*.c | grep -v '^targets/pthread/')"
+# fuzz/ by what links where, in layer order: a file includes headers of its
+# own folder and of those before it, never after (fuzz/README.md, "Layout";
+# tests/test_layout.sh checks it against this list).
+FUZZ_FOLDERS="common discovery search minimize bench tool engine"
 # The command code, shared by the heisenfuzz program, the tests and every
-# fuzzer binary (which runs it when handed HEISENFUZZ_TOOL): everything in
-# fuzz/ but the mains, the harness and the engine glue below.  Built without
-# coverage, so the engines see only the target and the runtime.
-TOOL_SOURCES="$(ls fuzz/*.c | grep -v -x -e fuzz/harness.c -e fuzz/feedback.c -e fuzz/standalone.c \
-    -e fuzz/tool_main.c -e fuzz/replayer.c -e fuzz/mutator_afl.c -e fuzz/pthread_driver.c -e fuzz/invocation.c)"
+# fuzzer binary (which runs it when handed HEISENFUZZ_TOOL): every folder's
+# sources but the mains and the engine glue (the harness, the per-engine
+# feedback, the replayer, the AFL++ mutator library and the pthread driver).
+# Built without coverage, so the engines see only the target and the runtime.
+TOOL_SOURCES="$(for d in $FUZZ_FOLDERS; do ls fuzz/$d/*.c; done | grep -v -x -e fuzz/engine/harness.c \
+    -e fuzz/engine/feedback.c -e fuzz/engine/standalone.c -e fuzz/tool/tool_main.c -e fuzz/engine/replayer.c \
+    -e fuzz/engine/mutator_afl.c -e fuzz/engine/pthread_driver.c -e fuzz/engine/invocation.c)"
 # What the program, the tests and the replayer link in place of an engine.
-NO_ENGINE_SOURCES="fuzz/standalone.c"
-TOOL_MAIN_SOURCES="fuzz/tool_main.c"
+NO_ENGINE_SOURCES="fuzz/engine/standalone.c"
+TOOL_MAIN_SOURCES="fuzz/tool/tool_main.c"
 # A fuzzer is a target linked with the harness, one engine's feedback
-# (fuzz/feedback.c, built per engine), the command code and the runtime.
-HARNESS_SOURCES="fuzz/harness.c"
-REPLAYER_SOURCES="fuzz/replayer.c"
+# (fuzz/engine/feedback.c, built per engine), the command code and the runtime.
+HARNESS_SOURCES="fuzz/engine/harness.c"
+REPLAYER_SOURCES="fuzz/engine/replayer.c"
 # The decision mutator as an AFL++ custom mutator library: it runs inside
 # afl-fuzz, so it holds the runtime and the targets too.
-AFL_MUTATOR_SOURCES="fuzz/mutator_afl.c"
+AFL_MUTATOR_SOURCES="fuzz/engine/mutator_afl.c"
 # Fuzzers of the runtime's own surfaces (OSS-Fuzz ships them): each is its
 # own LLVMFuzzerTestOneInput, linked with the runtime and the command code.
 SELF_FUZZER_SOURCES="$(ls fuzz/self/*_fuzzer.c 2>/dev/null || true)"
 SELF_SUPPORT_SOURCES="fuzz/self/log_file.c"
 # What `--install` puts in PREFIX/include/heisenfuzz: the target API, the
 # run API its tests use, and the tests' CHECK (emitted regression tests).
-PUBLIC_HEADERS="schedule/hf.h schedule/sim.h schedule/run.h schedule/decide.h schedule/trace.h fuzz/targets.h tests/check.h"
-INCLUDES="-Ischedule -Ifuzz"
+PUBLIC_HEADERS="schedule/hf.h schedule/sim.h schedule/run.h schedule/decide.h schedule/trace.h fuzz/common/targets.h tests/check.h"
+INCLUDES="-Ischedule $(for d in $FUZZ_FOLDERS; do printf -- " -Ifuzz/%s" "$d"; done)"
 # Spin detection counts target memory accesses (schedule/spin.c); clang takes
 # load/store tracing only beside a coverage kind.
 TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
@@ -92,25 +98,26 @@ TRACE_ACCESSES="-fsanitize-coverage=trace-loads,trace-stores"
 # instrumentation does not.
 AFL_CC="env AFL_QUIET=1 AFL_LLVM_INSTRUMENT=CLASSIC afl-clang-fast"
 
-# pthread_lib OUT OBJDIR CFLAGS ENGINE_CC RUNTIME_OBJS FEEDBACK_OBJ DISCOVERY_OBJS NAME:
+# pthread_lib OUT OBJDIR CFLAGS ENGINE_CC RUNTIME_OBJS FEEDBACK_OBJ TOOL_OBJS NAME:
 # writes OUT/lib/libhf_pthread_NAME.a, the runtime and harness a pthread
 # program is linked with by `heisenfuzz build-pthread`, and beside it the
 # symbol list, linker script, header and compiler flags that command uses.
-# Only what is built from the runtime and fuzz/ goes in; nothing of targets/.
-# strategy.c comes with the discovery objects.
-PTHREAD_DRIVER_SOURCES="fuzz/pthread_driver.c fuzz/invocation.c"
+# Only what is built from the runtime and fuzz/ goes in (the command code
+# too: a program's fuzzer runs --explore, --minimize and the tool); nothing
+# of targets/.
+PTHREAD_DRIVER_SOURCES="fuzz/engine/pthread_driver.c fuzz/engine/invocation.c"
 pthread_lib() {
-    local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 discovery=$7 name=$8
+    local out=$1 objdir=$2 cflags=$3 engine_cc=$4 rt=$5 feedback=$6 tool=$7 name=$8
     local lib="$out/lib"
     mkdir -p "$lib/include/std" "$objdir/pthread-$name"
     local harness="$objdir/pthread-$name/harness.o" driver engine=-DHF_ENGINE_LIBFUZZER
     [ "$name" = afl ] && engine=-DHF_ENGINE_AFL
     # shellcheck disable=SC2086
-    $engine_cc $cflags $INCLUDES $engine -c fuzz/harness.c -o "$harness"
+    $engine_cc $cflags $INCLUDES $engine -c fuzz/engine/harness.c -o "$harness"
     driver=$(compile "$objdir/pthread-$name" "$cflags" $PTHREAD_DRIVER_SOURCES)
     rm -f "$lib/libhf_pthread_$name.a"
     # shellcheck disable=SC2086
-    ar rcs "$lib/libhf_pthread_$name.a" $rt $feedback $discovery $harness $driver
+    ar rcs "$lib/libhf_pthread_$name.a" $rt $feedback $tool $harness $driver
     cp schedule/pthread.syms schedule/pthread.ld "$lib/"
     cp schedule/pthread_atomics.h "$lib/include/"
     # What a program's regression test includes (build-pthread --test).
@@ -220,7 +227,7 @@ build_tests() {   # out/tests/*: the test programs and the kept regression tests
 
 build_libfuzzer_fuzzers() {   # out/NAME_fuzzer and out/NAME_bytes_fuzzer, one each per target
     local feedback rt tg harness bytes_harness
-    feedback=$(compile "$obj/harness-libfuzzer" "$cflags -DHF_ENGINE_LIBFUZZER" fuzz/feedback.c)
+    feedback=$(compile "$obj/harness-libfuzzer" "$cflags -DHF_ENGINE_LIBFUZZER" fuzz/engine/feedback.c)
     harness=$(compile "$obj/harness" "$cflags -DHF_ENGINE_LIBFUZZER" $HARNESS_SOURCES)
     bytes_harness=$(compile "$obj/harness-bytes" "$cflags -DHF_ENGINE_LIBFUZZER -DHF_BYTE_MUTATOR_ONLY" $HARNESS_SOURCES)
     rt_fuzz=$(compile "$obj/fuzz" "$cflags -fsanitize=fuzzer-no-link" $RUNTIME_SOURCES)
@@ -252,7 +259,7 @@ build_libfuzzer_fuzzers() {   # out/NAME_fuzzer and out/NAME_bytes_fuzzer, one e
 build_afl_fuzzers() {   # out/NAME_afl, one per target
     local feedback harness tg
     local CC=$AFL_CC
-    feedback=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" fuzz/feedback.c)
+    feedback=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" fuzz/engine/feedback.c)
     harness=$(compile "$obj/harness-afl" "$cflags -DHF_ENGINE_AFL" $HARNESS_SOURCES)
     tg=$(compile "$obj/afl" "$cflags" $TARGET_SOURCES)
     afl_harness="$harness $feedback $tool_objs"
@@ -309,7 +316,7 @@ install_tree() {
     cp $PUBLIC_HEADERS "$prefix/include/heisenfuzz/"
     cp "$out/heisenfuzz" "$prefix/bin/heisenfuzz.tmp" && mv "$prefix/bin/heisenfuzz.tmp" "$prefix/bin/heisenfuzz"
     local replay_objs
-    replay_objs=$(compile "$obj/replayer" "$cflags -DHF_ENGINE_NONE" fuzz/feedback.c $HARNESS_SOURCES $REPLAYER_SOURCES)
+    replay_objs=$(compile "$obj/replayer" "$cflags -DHF_ENGINE_NONE" fuzz/engine/feedback.c $HARNESS_SOURCES $REPLAYER_SOURCES)
     archive "$prefix/lib/libheisenfuzz.a" $rt_plain $tool_objs $no_engine_objs
     archive "$prefix/lib/libheisenfuzz-replay.a" $replay_objs $rt_plain $tool_objs $no_engine_objs
     archive "$prefix/lib/libheisenfuzz-libfuzzer.a" $libfuzzer_harness $rt_fuzz
@@ -345,7 +352,8 @@ local_build() {
             --print-sources)
                 # shellcheck disable=SC2086
                 printf '%s=%s\n' RUNTIME "$(echo $RUNTIME_SOURCES)" TARGET "$(echo $TARGET_SOURCES)" \
-                    TOOL "$(echo $TOOL_SOURCES)" HARNESS "$HARNESS_SOURCES" ACCESS_POINT "$(echo $ACCESS_POINT_SOURCES)"
+                    TOOL "$(echo $TOOL_SOURCES)" HARNESS "$HARNESS_SOURCES" ACCESS_POINT "$(echo $ACCESS_POINT_SOURCES)" \
+                    INCLUDE "$(echo $INCLUDES | sed 's/-I//g')"
                 exit 0 ;;
             -h|--help) sed -n '2,/^set -euo/{/^set/d;p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
             *) die "unknown option '$1' (see ./build.sh --help)" ;;
@@ -414,7 +422,7 @@ oss_fuzz_build() {
     rt=$(compile "$obj/runtime" "-std=c11 $CFLAGS" $RUNTIME_SOURCES)
     tg=$(compile "$obj/targets" "$cflags" $TARGET_SOURCES)
     tool=$(compile "$obj/tool" "-std=c11 $CFLAGS" $TOOL_SOURCES)
-    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/feedback.c $HARNESS_SOURCES)
+    harness=$(compile "$obj/harness" "-std=c11 $CFLAGS $engine" fuzz/engine/feedback.c $HARNESS_SOURCES)
     # One link; each copy runs the target it is named after.
     # shellcheck disable=SC2086
     $CXX $CXXFLAGS -o "$obj/all_fuzzer" $harness $tool $rt $tg $LIB_FUZZING_ENGINE -lm
@@ -452,7 +460,7 @@ oss_fuzz_install() {
     local obj="${WORK:-/tmp}/heisenfuzz-install-obj"
     rm -rf "$obj"
     local objs
-    objs=$(compile "$obj" "-std=c11 $CFLAGS $engine" $RUNTIME_SOURCES $TOOL_SOURCES fuzz/feedback.c $HARNESS_SOURCES)
+    objs=$(compile "$obj" "-std=c11 $CFLAGS $engine" $RUNTIME_SOURCES $TOOL_SOURCES fuzz/engine/feedback.c $HARNESS_SOURCES)
     cp $PUBLIC_HEADERS "$INSTALL_PREFIX/include/heisenfuzz/"
     archive "$INSTALL_PREFIX/lib/libheisenfuzz-oss-fuzz.a" $objs
     write_pc "$INSTALL_PREFIX/lib/pkgconfig/heisenfuzz-oss-fuzz.pc" heisenfuzz-oss-fuzz \

@@ -155,7 +155,7 @@
  * fault, in units of the fault step from now), so that a mutator can aim
  * such a decision at a time of its choosing.
  *
- * Instead of bytes, a strategy (uniform random, PCT: fuzz/strategy.c) may
+ * Instead of bytes, a strategy (uniform random, PCT: fuzz/search/strategy.c) may
  * take the decisions.  They are recorded the same way, so a run driven by a
  * strategy re-encodes into an ordinary input file that replays it.
  */

@@ -113,7 +113,7 @@ for name in "${programs[@]}"; do
             if [ $strategy = libfuzzer ]; then
                 rm -rf "$dir/corpus" "$dir"/crash-*; mkdir -p "$dir/corpus"
                 # Executions: libFuzzer's, plus the runs the decision mutator
-                # makes itself (fuzz/harness.c prints them).
+                # makes itself (fuzz/engine/harness.c prints them).
                 n=$(cd "$dir" && ./buggy -seed="$seed" -runs="$cap" -artifact_prefix="$dir/" -print_final_stats=1 \
                     corpus 2>&1 | awk '/^stat::number_of_executed_units:/ {n = $2}
                                        /^stat::heisenfuzz_mutator_runs:/ {m = $2} END {if (n) print n + m}')

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # plateau_rules.py — replays discovery logs (one process each, as
 # `heisenfuzz bench --plateau --keep-logs DIR` keeps them) under variants
-# of the plateau rule (fuzz/estimate.c): for each growth factor and minimum
+# of the plateau rule (fuzz/discovery/estimate.c): for each growth factor and minimum
 # of executions, in how many campaigns it fired, in how many before 95% of
 # TRUTH behaviours (the ground truth's count) were found, the least share
 # found when it fired, the most executions from a firing to the campaign's

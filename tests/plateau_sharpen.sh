@@ -91,7 +91,7 @@ else
     fuzz_flags=(-dict="$tree/dict/ping.dict")
 fi
 
-# The merged log replayed under the rule of fuzz/estimate.c (the chart
+# The merged log replayed under the rule of fuzz/discovery/estimate.c (the chart
 # applies it the same way): processes here run one after another, so the
 # merged executions are the earlier processes' totals plus the current one's,
 # and a behaviour's count is the sum of each process's (exact below three).

@@ -22,7 +22,7 @@ root=$(cd "$1" && pwd) source=$2 fuzzer=$3
 [ -f "$root/$source" ] || { echo "relink_target.sh: no $root/$source" >&2; exit 2; }
 obj="$OUT/obj"
 replaced="$obj/fuzz/$(echo "$source" | tr '/' '_').o"
-for o in harness/fuzz_harness.c.o harness-libfuzzer/fuzz_feedback.c.o "${replaced#"$obj/"}"; do
+for o in harness/fuzz_engine_harness.c.o harness-libfuzzer/fuzz_engine_feedback.c.o "${replaced#"$obj/"}"; do
     [ -f "$obj/$o" ] || { echo "relink_target.sh: no $obj/$o (run ./build.sh --out ${HF_OUT:-out})" >&2; exit 2; }
 done
 # The source lists are build.sh's own (--print-sources), so that this
@@ -33,17 +33,19 @@ list() { sed -n "s/^$1=//p" <<<"$sources"; }
 # preemption points (build.sh's ACCESS_POINT_SOURCES), else -O2.
 level=-O2
 case " $(list ACCESS_POINT) " in *" $source "*) level=-O0 ;; esac
+includes=()
+for d in $(list INCLUDE); do includes+=("-I$tree/$d"); done
 new_obj=$(mktemp "${TMPDIR:-/tmp}/relink_target.XXXXXX.o")
 trap 'rm -f "$new_obj"' EXIT
 (cd "$root" && clang -std=c11 -Wall -Wextra -Werror -g $level -fno-omit-frame-pointer -fsanitize=fuzzer-no-link \
-    -fsanitize-coverage=trace-loads,trace-stores -I"$tree/schedule" -I"$tree/fuzz" -c "$source" -o "$new_obj")
+    -fsanitize-coverage=trace-loads,trace-stores "${includes[@]}" -c "$source" -o "$new_obj")
 # build.sh's fuzzer link: harness, feedback, the command code, the runtime
 # and every target, the one replaced; objects named as build.sh's compile()
 # names them.
 object() { echo "$obj/$1/$(echo "$2" | tr '/' '_').o"; }
 link_objs=()
 for src in $(list HARNESS); do link_objs+=("$(object harness "$src")"); done
-link_objs+=("$obj/harness-libfuzzer/fuzz_feedback.c.o")
+link_objs+=("$obj/harness-libfuzzer/fuzz_engine_feedback.c.o")
 for src in $(list TOOL); do link_objs+=("$(object plain "$src")"); done
 for src in $(list RUNTIME); do link_objs+=("$(object fuzz "$src")"); done
 for src in $(list TARGET); do

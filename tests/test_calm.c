@@ -1,5 +1,5 @@
 /*
- * test_calm.c — which runs' behaviour the engine keeps (fuzz/calm.h): the
+ * test_calm.c — which runs' behaviour the engine keeps (fuzz/engine/calm.h): the
  * first few runs always; after them a run only while fewer than half of
  * the runs so far were calmer, so a storm among calm runs is refused and
  * admitted again once storms are most runs; the calmest runs always;

@@ -1,5 +1,5 @@
 /*
- * test_dfs.c — the bounded depth-first enumeration (fuzz/dfs.h): on a
+ * test_dfs.c — the bounded depth-first enumeration (fuzz/search/dfs.h): on a
  * target whose tree is counted by hand it makes exactly that many runs for
  * every bound, each a different schedule that its encoded input replays;
  * it finds counter_buggy's lost update with a small bound; a wide decision

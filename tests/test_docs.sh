@@ -14,6 +14,7 @@ out=$(cd "${HF_OUT:-out}" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 readmes=(README.md schedule/README.md targets/README.md fuzz/README.md tests/README.md)
+readmes+=(fuzz/*/README.md)
 
 lines=$(wc -l <README.md)
 if [ "$lines" -le 250 ]; then echo "ok - README.md is $lines lines (at most 250)"

@@ -49,7 +49,7 @@ names='NO_UI|SKIP_CPUFREQ|NO_AFFINITY|I_DONT_CARE_ABOUT_MISSING_CRASHES|FAST_CAL
 if [ $status -eq 0 ] && grep -qx 'AFL_FAST_CAL=1' <<<"$env_out" && grep -qx 'AFL_CUSTOM_MUTATOR_ONLY=1' <<<"$env_out" &&
     grep -qx "AFL_CUSTOM_MUTATOR_LIBRARY=.*/kafka_idempotent_buggy_afl_mutator.so" <<<"$env_out" &&
     [ "$(grep -vc '^AFL_[A-Z_]*=.' <<<"$env_out")" -eq 0 ] &&
-    ! grep -qE "\"AFL_($names)|AFL_($names)=" fuzz/cmd_fuzz.c fuzz/bench_search.c &&
+    ! grep -qE "\"AFL_($names)|AFL_($names)=" fuzz/tool/cmd_fuzz.c fuzz/bench/bench_search.c &&
     ! grep -qE "^ *(env|export) .*AFL_($names)=" tests/test_engines.sh; then
     echo "ok - fuzz --afl-env prints the campaign's AFL_* settings, which no other file spells out"
 else

@@ -149,10 +149,10 @@ cp "$tmp/noisy_counter.c.orig" "$tmp/regress/noisy_counter.c"
 s=$(status_of "$HF" minimize counter_buggy "$tmp/crash" -o "$tmp/m5" --emit-test --test-dir "$tmp/no/such/dir")
 check "--test-dir whose parent is missing: exit 2 before any work" \
     bash -c "[ $s -eq 2 ] && grep -q 'cannot create $tmp/no/such/dir' '$tmp/err' && [ ! -e '$tmp/m5' ]"
-objects=$(ls "$OUT"/obj/plain/*.o | grep -v 'fuzz_tool_main\.c\.o$')
+objects=$(ls "$OUT"/obj/plain/*.o | grep -v 'fuzz_tool_tool_main\.c\.o$')
 # shellcheck disable=SC2086
 check "the emitted test compiles warning-free under -Wall -Wextra -Werror and links" \
-    clang -std=c11 -Wall -Wextra -Werror -Ischedule -Ifuzz -Itests -o "$tmp/regress_test" \
+    clang -std=c11 -Wall -Wextra -Werror -Ischedule -Ifuzz/common -Itests -o "$tmp/regress_test" \
         "$tmp/regress/noisy_counter.c" $objects -lm
 "$tmp/regress_test" >"$tmp/test-out" 2>&1
 s=$?

@@ -1,5 +1,5 @@
 /*
- * test_mutate.c — the decision-aware mutator (fuzz/mutate.h): an input's
+ * test_mutate.c — the decision-aware mutator (fuzz/search/mutate.h): an input's
  * items encode back into bytes that replay its run; every mutant decodes
  * to the items the mutator says it made, up to the first decision it
  * changed, and its run takes the original's deviations before that point;

@@ -1,5 +1,5 @@
 /*
- * test_options.c — the commands' option tables (fuzz/options.c): every
+ * test_options.c — the commands' option tables (fuzz/common/options.c): every
  * command's --help lists every option its table has, a bad whole number is
  * refused with exit 2 naming the option and the value, and the parser itself
  * handles the forms users write (--opt=value, --opt value, -o value, --,
@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE   /* open_memstream, dup */
 #include "check.h"
+#include "commands.h"
 #include "options.h"
 #include "tool.h"
 

@@ -17,7 +17,7 @@ status=$?
 missing=""
 for list in RUNTIME TARGET TOOL HARNESS ACCESS_POINT; do grep -q "^$list=." "$tmp/sources" || missing="$missing $list"; done
 [ $status -eq 0 ] && [ -z "$missing" ] &&
-    grep '^TOOL=' "$tmp/sources" | grep -q ' fuzz/cmd_fuzz.c ' && ! grep '^TOOL=' "$tmp/sources" | grep -q 'fuzz/harness.c' &&
+    grep '^TOOL=' "$tmp/sources" | grep -q ' fuzz/tool/cmd_fuzz.c ' && ! grep '^TOOL=' "$tmp/sources" | grep -q 'fuzz/engine/harness.c' &&
     grep '^ACCESS_POINT=' "$tmp/sources" | grep -q 'targets/counter/counter.c'
 check $? "build.sh --print-sources prints its source lists (the tool's without the harness; counter.c among the -O0 ones)"
 

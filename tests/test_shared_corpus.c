@@ -1,6 +1,6 @@
 /*
  * test_shared_corpus.c — the directory through which a campaign's AFL++
- * instances hand each other new inputs (fuzz/shared_corpus.c): each input
+ * instances hand each other new inputs (fuzz/engine/shared_corpus.c): each input
  * another process put is taken once, whole, and none of one's own; files
  * that are not inputs (a temporary file half-written, anything else) are
  * left alone; a directory that cannot be made is refused with its name.

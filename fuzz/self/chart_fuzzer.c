@@ -1,8 +1,9 @@
 /*
- * chart_fuzzer.c — `heisenfuzz chart` (fuzz/chart.c) on arbitrary bytes as
+ * chart_fuzzer.c — `heisenfuzz chart` (fuzz/discovery/chart.c) on arbitrary bytes as
  * a discovery log, along each x axis, strict and skipping bad lines: it
  * draws an SVG (exit 0) or refuses with one line (exit 2), never crashes.
  */
+#include "commands.h"
 #include "log_file.h"
 #include "self_check.h"
 #include "tool.h"

@@ -1,6 +1,6 @@
 /*
  * encode_fuzzer.c — the minimizer's re-encoding (hf_encode_deviations,
- * fuzz/minimize.c) round trip: arbitrary bytes become a list of deviations
+ * fuzz/minimize/minimize.c) round trip: arbitrary bytes become a list of deviations
  * (gaps between indices, widths 0..8, values of that width) as the
  * minimizer edits them; it is encoded, then decoded by a run asking
  * decisions of those widths.  The run must take exactly those deviations

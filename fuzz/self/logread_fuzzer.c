@@ -1,5 +1,5 @@
 /*
- * logread_fuzzer.c — the discovery-log reader (fuzz/logread.c) on
+ * logread_fuzzer.c — the discovery-log reader (fuzz/discovery/logread.c) on
  * arbitrary bytes, strict and skipping bad lines.  It must accept or
  * refuse with a one-line error, never crash; what it accepts must be a
  * campaign the chart can draw: points in order of executions, counts that

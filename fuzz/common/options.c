@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE   /* getopt_long */
 #include "options.h"
-#include "tool.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -19,6 +18,32 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One line: the message, then where the help is that would have helped. */
+static int usage_error(const char *command, const char *fmt, va_list ap) {
+    fputs("heisenfuzz: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    if (command) fprintf(stderr, " (see 'heisenfuzz %s --help')\n", command);
+    else fputs(" (see 'heisenfuzz --help')\n", stderr);
+    return 2;
+}
+
+int hf_usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int status = usage_error(NULL, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int hf_command_usage_error(const char *command, const char *fmt, ...) {
+    assert(command && *command);
+    va_list ap;
+    va_start(ap, fmt);
+    int status = usage_error(command, fmt, ap);
+    va_end(ap);
+    return status;
+}
 
 enum {
     MAX_OPTIONS = 48,     /* per command; more would not fit a --help screen */

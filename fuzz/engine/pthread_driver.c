@@ -32,6 +32,7 @@
  * 0 ok, 1 a run failed, 2 bad usage or an unreadable file.
  */
 #define _GNU_SOURCE   /* sigaction */
+#include "commands.h"
 #include "contain.h"
 #include "feedback.h"
 #include "files.h"

@@ -8,6 +8,7 @@
  * all: the ground truth of what is reachable.
  */
 #include "behaviour.h"
+#include "commands.h"
 #include "dfs.h"
 #include "files.h"
 #include "options.h"

@@ -8,6 +8,7 @@
  * 2 the command itself was wrong (usage, unknown target, unreadable file).
  */
 #define _DEFAULT_SOURCE   /* readlink, mkdir */
+#include "commands.h"
 #include "files.h"
 #include "options.h"
 #include "run.h"
@@ -186,8 +187,8 @@ static int command_help(const struct command *c) {
     return 0;
 }
 
-int hf_tool_main(int argc, char **argv) {
-    hf_tool_remember_args(argc, argv);
+static int tool_main(int argc, char **argv, bool in_fuzzer) {
+    hf_tool_remember_args(argc, argv, in_fuzzer);
     if (argc < 2) return hf_usage_error("no command given");
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h")) name = "help";
@@ -200,3 +201,7 @@ int hf_tool_main(int argc, char **argv) {
     }
     return hf_usage_error("unknown command '%s'", argv[1]);
 }
+
+int hf_tool_main(int argc, char **argv) { return tool_main(argc, argv, false); }
+
+int hf_tool_main_in_fuzzer(int argc, char **argv) { return tool_main(argc, argv, true); }

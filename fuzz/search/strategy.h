@@ -22,7 +22,7 @@
  *                    proportion to the events it has still to make, as the
  *                    calm run counted them (decide.h's surw generator).
  *   generators       each run one generator record drawn as the search's
- *                    mutator draws a fresh one (mutate.h): the search's own
+ *                    mutator draws a fresh one (records.h): the search's own
  *                    random schedules without its guidance, to tell what the
  *                    generators find alone from what feedback adds.
  *
@@ -32,14 +32,8 @@
 #define HF_STRATEGY_H
 
 #include "decide.h"
+#include "rng.h"
 #include "world.h"
-
-typedef struct hf_rng { uint64_t state; } hf_rng;
-
-void hf_rng_seed(hf_rng *r, uint64_t seed);
-uint64_t hf_rng_next(hf_rng *r);
-/* Uniform in [0, n); n > 0. */
-uint64_t hf_rng_below(hf_rng *r, uint64_t n);
 
 typedef struct hf_random_strategy {
     hf_strategy base;
@@ -84,7 +78,7 @@ typedef struct hf_generator_strategy {
     hf_rng rng;
     hf_generator run;                   /* this run's generator */
     uint64_t decisions;                 /* taken so far this run */
-    bool shared_memory;                 /* the target preempts at its accesses (mutate.h) */
+    bool shared_memory;                 /* the target preempts at its accesses (records.h) */
 } hf_generator_strategy;
 
 void hf_generator_strategy_init(hf_generator_strategy *s, bool shared_memory, uint64_t seed);

@@ -6,6 +6,7 @@
  * so each figure is the best of several repetitions.
  */
 #define _DEFAULT_SOURCE
+#include "commands.h"
 #include "fiber.h"
 #include "run.h"
 #include "sim.h"

@@ -15,45 +15,15 @@
 #include <unistd.h>
 #include <time.h>
 
-/* One line: the message, then where the help is that would have helped. */
-static int usage_error(const char *command, const char *fmt, va_list ap) {
-    fputs("heisenfuzz: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    if (command) fprintf(stderr, " (see 'heisenfuzz %s --help')\n", command);
-    else fputs(" (see 'heisenfuzz --help')\n", stderr);
-    return 2;
-}
-
-int hf_usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int status = usage_error(NULL, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-int hf_command_usage_error(const char *command, const char *fmt, ...) {
-    assert(command && *command);
-    va_list ap;
-    va_start(ap, fmt);
-    int status = usage_error(command, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
 /* The command line being run, for hf_tool_run_in_fuzzer. */
 static int tool_argc;
 static char **tool_argv;
 static bool in_fuzzer;
 
-void hf_tool_remember_args(int argc, char **argv) {
+void hf_tool_remember_args(int argc, char **argv, bool in_a_fuzzer) {
     tool_argc = argc;
     tool_argv = argv;
-}
-
-int hf_tool_main_in_fuzzer(int argc, char **argv) {
-    in_fuzzer = true;
-    return hf_tool_main(argc, argv);
+    in_fuzzer = in_a_fuzzer;
 }
 
 bool hf_tool_in_fuzzer(void) { return in_fuzzer; }

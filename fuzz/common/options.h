@@ -11,6 +11,7 @@
 #ifndef HF_OPTIONS_H
 #define HF_OPTIONS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,15 @@ typedef struct hf_command_spec {
 
 /* .options and .option_count from a table. */
 #define HF_OPTION_TABLE(table) .options = (table), .option_count = sizeof(table) / sizeof *(table)
+
+/* Prints "heisenfuzz: <message> (see 'heisenfuzz --help')"; returns 2.  For
+ * a command line that names no command the tool knows. */
+int hf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same for a command's options or operands: the pointer is to that
+ * command's own help, which lists them ("see 'heisenfuzz COMMAND --help'",
+ * COMMAND as its table names it: "explore", "bench --plateau"). */
+int hf_command_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* hf_options_parse's answer when the command should go on. */
 enum { HF_PARSED = -1 };

@@ -1,7 +1,7 @@
 /*
  * mutate.h — the decision-aware mutator that libFuzzer (LLVMFuzzerCustomMutator,
- * LLVMFuzzerCustomCrossOver: fuzz/harness.c) and AFL++ (a custom mutator
- * library: fuzz/mutator_afl.c) use in place of their byte mutations, or
+ * LLVMFuzzerCustomCrossOver: fuzz/engine/harness.c) and AFL++ (a custom mutator
+ * library: fuzz/engine/mutator_afl.c) use in place of their byte mutations, or
  * beside them.
  *
  * Byte mutation of the decision stream starts every search from the calm run
@@ -53,7 +53,7 @@
 #include "behaviour.h"
 #include "decide.h"
 #include "hf.h"
-#include "strategy.h"
+#include "records.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,19 +63,6 @@ typedef enum hf_mutation_kind {
     HF_MUT_FRESH, HF_MUT_ORDER, HF_MUT_RESEED, HF_MUT_RETUNE, HF_MUT_CONTINUE, HF_MUT_ADD, HF_MUT_DROP, HF_MUT_CHANGE,
     HF_MUT_MOVE, HF_MUT_SIMPLIFY, HF_MUT_AIM, HF_MUT_REWIND, HF_MUT_SPLICE, HF_MUT_BYTES, HF_MUT_KINDS
 } hf_mutation_kind;
-
-/* One record of an input, decoded: an explicit deviation, or a generator. */
-typedef struct hf_item {
-    uint64_t index;      /* the decision it deviates, or where its generator starts */
-    bool generator;
-    uint8_t width;       /* explicit: value bytes */
-    uint64_t value;      /* explicit: raw value */
-    uint8_t mode;        /* generator: kind | level << 4 */
-    uint16_t seed;       /* generator */
-    uint8_t stretch;     /* generator: 0 = the rest of the run */
-} hf_item;
-
-enum { HF_ITEMS_MAX = HF_DEVIATIONS_KEPT + HF_LOG_RECORDS };
 
 /* What a mutation made, so that a test can check the mutant decodes to it. */
 typedef struct hf_mutation {
@@ -147,26 +134,5 @@ uint64_t hf_mutator_runs(void);
  * and each fresh generator kind tried so far NAME=FINDS/TRIES (the
  * generators' names after "gen-"): what the shares that learn have seen. */
 void hf_mutator_print_shares(FILE *out);
-
-/* Decodes the records of an input from its run's log (the last
- * hf_run_logged of it); returns the count, or -1 when the log could not
- * keep them all. */
-int hf_items_parse(const hf_decision_log *log, const uint8_t *data, size_t size, hf_item *items, int max);
-
-/* Items in the order they are encoded, for qsort: by decision; at one
- * index the generator first, so that an explicit record there overrides
- * its first decision, and ordering constraints before it (by their keys:
- * several may share an index). */
-int hf_item_order(const void *a, const void *b);
-
-/* Encodes items (any order) into bytes; returns the size, 0 when it does
- * not fit in max_size (or there is nothing to encode). */
-size_t hf_items_encode(hf_item *items, int count, uint8_t *out, size_t max_size);
-
-/* A fresh generator record starting at decision `index`, drawn as the
- * mutator draws one for a new random schedule (its kinds and intensities
- * in mutate.c) on a target that does or does not preempt at its shared
- * memory accesses; the `generators` baseline (strategy.h) draws its runs so. */
-hf_item hf_fresh_generator(hf_rng *r, bool shared_memory, uint64_t index);
 
 #endif

@@ -25,6 +25,7 @@
  */
 #define _DEFAULT_SOURCE   /* mkdtemp, readlink */
 #include "behaviour.h"
+#include "commands.h"
 #include "dfs.h"
 #include "estimate.h"
 #include "logread.h"

@@ -4,6 +4,7 @@
  * binary, which runs it when handed HEISENFUZZ_TOOL (harness.c); only this
  * file is the program's own.
  */
+#include "commands.h"
 #include "tool.h"
 
 int main(int argc, char **argv) { return hf_tool_main(argc, argv); }

@@ -33,6 +33,7 @@
  * coin flip.
  */
 #define _DEFAULT_SOURCE   /* mkdtemp */
+#include "commands.h"
 #include "run.h"
 #include "strategy.h"
 #include "targets.h"

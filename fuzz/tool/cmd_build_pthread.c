@@ -26,6 +26,7 @@
  * written whole or not at all (a temporary file, then rename).
  */
 #define _DEFAULT_SOURCE   /* mkdtemp */
+#include "commands.h"
 #include "tool.h"
 
 #include <errno.h>

@@ -26,6 +26,7 @@
  */
 #define _DEFAULT_SOURCE   /* readlink, setenv, kill, usleep, strdup */
 #include "chart.h"
+#include "commands.h"
 #include "files.h"
 #include "logread.h"
 #include "minimize.h"

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE   /* open_memstream */
 #include "behaviour.h"
 #include "chart.h"
+#include "commands.h"
 #include "estimate.h"
 #include "files.h"
 #include "logread.h"
@@ -501,7 +502,7 @@ static size_t put_page(FILE *out, const hf_campaign *c, const prop_set *props, c
     if (body) fwrite(body, 1, body_len, out);
     free(body);
     fputs("<p class=\"note\">Written by <code>heisenfuzz report</code> from the discovery log (format: "
-          "fuzz/discovery.h).  Runs are counted per process and added up; an execution number in a campaign "
+          "fuzz/discovery/discovery.h).  Runs are counted per process and added up; an execution number in a campaign "
           "of several processes is placed within the stretch between two of its log lines.</p>\n"
           "</body>\n</html>\n", out);
     return shown;

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE   /* open_memstream */
 #include "chart.h"
+#include "commands.h"
 #include "estimate.h"
 #include "files.h"
 #include "logread.h"

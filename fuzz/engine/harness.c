@@ -38,6 +38,7 @@
  */
 #define _GNU_SOURCE   /* program_invocation_name, sigaction */
 #include "behaviour.h"
+#include "commands.h"
 #include "discovery.h"
 #include "feedback.h"
 #include "mutate.h"
@@ -74,7 +75,7 @@ static const hf_target *fuzz_target(void) {
 }
 
 /* A fuzzer may bring its own target and start-up instead of the registry:
- * a pthread program's fuzzer does (fuzz/pthread_driver.c). */
+ * a pthread program's fuzzer does (fuzz/engine/pthread_driver.c). */
 const hf_target *hf_fuzzer_start(int *argc, char ***argv) __attribute__((weak));
 
 /* Where libFuzzer writes a crashing input: -exact_artifact_path=, or

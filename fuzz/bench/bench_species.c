@@ -13,6 +13,7 @@
  * behaviours apart.  A species that never repeats (f1 close to S) makes
  * every estimate say "everything is still new", forever.
  */
+#include "commands.h"
 #include "estimate.h"
 #include "run.h"
 #include "species.h"

@@ -15,6 +15,7 @@
  * --test-dir says otherwise.
  */
 #define _GNU_SOURCE   /* strdup, program_invocation_name */
+#include "commands.h"
 #include "explain.h"
 #include "files.h"
 #include "minimize.h"

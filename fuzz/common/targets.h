@@ -18,7 +18,7 @@ size_t hf_target_count(void);
 const hf_target *hf_target_find(const char *name);
 
 /* Makes hf_target_find know one more target, outside the registry: a
- * fuzzer's own (a pthread program's, fuzz/pthread_driver.c). */
+ * fuzzer's own (a pthread program's, fuzz/engine/pthread_driver.c). */
 void hf_target_add(const hf_target *t);
 /* That target, or NULL. */
 const hf_target *hf_target_added(void);

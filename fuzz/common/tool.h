@@ -5,28 +5,14 @@
 #define HF_TOOL_H
 
 #include "hf.h"
-#include "options.h"
 #include "run.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
-/* Prints "heisenfuzz: <message> (see 'heisenfuzz --help')"; returns 2.  For
- * a command line that names no command the tool knows. */
-int hf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The same for a command's options or operands: the pointer is to that
- * command's own help, which lists them ("see 'heisenfuzz COMMAND --help'",
- * COMMAND as its table names it: "explore", "bench --plateau"). */
-int hf_command_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* The command line: `heisenfuzz COMMAND ARGS...` (argv[0] the program).
- * Returns the exit status.  hf_tool_main_in_fuzzer is the same, run inside
- * a fuzzer binary that was handed HEISENFUZZ_TOOL (harness.c). */
-int hf_tool_main(int argc, char **argv);
-int hf_tool_main_in_fuzzer(int argc, char **argv);
-/* Called by hf_tool_main: the command line hf_tool_run_in_fuzzer re-runs. */
-void hf_tool_remember_args(int argc, char **argv);
+/* Called by hf_tool_main: the command line hf_tool_run_in_fuzzer re-runs,
+ * and whether it runs inside a fuzzer binary. */
+void hf_tool_remember_args(int argc, char **argv, bool in_fuzzer);
 
 /* Is this the tool inside a fuzzer binary (rather than the heisenfuzz
  * program)? */
@@ -99,24 +85,6 @@ int hf_exe_dir(char *dir, size_t size);
  * out/O0, a --out of one's own), so the tree is looked for one, then two,
  * levels up.  True when it exists; else `path` is the last place looked. */
 bool hf_tree_path(const char *bin_dir, const char *relative, char *path, size_t size);
-
-/* The commands, and the tables of their options (options.h). */
-int hf_cmd_bench(int argc, char **argv);
-int hf_bench_search(int argc, char **argv);
-int hf_bench_species(int argc, char **argv);
-int hf_bench_plateau(int argc, char **argv);
-int hf_cmd_explore(int argc, char **argv);
-int hf_cmd_fuzz(int argc, char **argv);
-int hf_cmd_minimize(int argc, char **argv);
-int hf_cmd_chart(int argc, char **argv);
-int hf_cmd_report(int argc, char **argv);
-int hf_cmd_build_pthread(int argc, char **argv);
-
-extern const hf_command_spec hf_bench_spec, hf_bench_search_spec, hf_bench_species_spec, hf_bench_plateau_spec,
-    hf_explore_spec, hf_fuzz_spec, hf_minimize_spec, hf_chart_spec, hf_report_spec;
-
-/* Every command's tables (bench has four), NULL-terminated: for the tests. */
-const hf_command_spec *const *hf_tool_command_specs(void);
 
 /* The AFL_* settings of an AFL++ campaign, in one place for `fuzz --engine
  * afl`, `bench --search` and the tests (`fuzz --afl-env` prints them), so
