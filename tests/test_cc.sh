@@ -11,7 +11,8 @@
 #   - determinism: the crash replays with the same trace hash in the fuzzer
 #     make built and in build-pthread's of the same sources
 #   - make's dependency files name the objects; -E and --version pass
-#     through; configure's conftest builds with the plain compiler and runs
+#     through; configure's conftest builds with the plain compiler and runs,
+#     and a configure-style script's checks pass
 #   - a compile error is the compiler's diagnostics and status (no object
 #     left); no main is one line and exit 2; a bad HEISENFUZZ_CC_ENGINE too
 #   - a one-file C++ program (std::thread) through `heisenfuzz c++`
@@ -90,7 +91,7 @@ status=$?
 check $? "make CC=\"heisenfuzz cc\" builds the project (an archive made with ar, -L. -lcounter): status $status"
 grep -q '^main.o:.*counter.h' main.d
 check $? "-MMD's dependency file names the object make asked for: $(head -c 60 main.d 2>/dev/null)"
-nm main.o 2>/dev/null | grep -q ' T hfp_main$' && nm main.o | grep -q ' U hfp_pthread_create$'
+nm main.o 2>/dev/null | grep ' T hfp_main$' >/dev/null && nm main.o | grep ' U hfp_pthread_create$' >/dev/null
 check $? "a compiled object has the program's main and pthread_create renamed to the layer's"
 
 mkdir -p corpus
@@ -119,23 +120,36 @@ timeout 120 ./prog -seed=1 -runs=5000 -artifact_prefix="$work/fixed/" corpus >fu
 status=$?
 [ $status -eq 0 ] && ! ls "$work"/fixed/crash-* >/dev/null 2>&1
 check $? "the fixed twin (a mutex) passes 5,000 executions (status $status)"
-[ -n "$crash" ] && ./prog --replay "$crash" 2>&1 | grep -q '^verdict: ok'
+[ -n "$crash" ] && ./prog --replay "$crash" 2>&1 | grep '^verdict: ok' >/dev/null
 check $? "and the buggy one's crash"
 
 # ---- the rest of a compiler's command line ----------------------------------
 
 cd "$work" || exit 1
-"$hf" cc -E project/counter.c 2>/dev/null | grep -q 'counter_add'
+"$hf" cc -E project/counter.c >preprocessed.i 2>&1 && grep -q 'counter_add' preprocessed.i
 check $? "-E prints the preprocessed source"
-"$hf" cc --version 2>&1 | grep -q 'clang version'
+"$hf" cc --version >version.txt 2>&1 && grep -q 'clang version' version.txt
 check $? "--version is clang's"
 printf 'int main(void) { return 0; }\n' >conftest.c
 "$hf" cc -O2 conftest.c -o conftest >/dev/null 2>&1 && ./conftest
 check $? "configure's conftest builds with the plain compiler and runs to its end"
+# What autoconf's first checks do, in its file names: link conftest.c to
+# a.out and to conftest, run both; -c and -E it.
+mkdir -p configured && cd configured || exit 1
+cat >configure <<'SH'
+#!/bin/sh
+printf '#include <pthread.h>\nint main(void) { return 0; }\n' >conftest.c
+$CC conftest.c && ./a.out && $CC -o conftest conftest.c -lpthread && ./conftest &&
+    $CC -c conftest.c && [ -f conftest.o ] && $CC -E conftest.c >/dev/null && echo "CC = $CC" >config.mk
+SH
+chmod +x configure
+CC="$hf cc" timeout 60 ./configure >configure.log 2>&1 && grep -q "heisenfuzz cc" config.mk
+check $? "a configure-style script (a.out, conftest, run) passes with CC=\"heisenfuzz cc\""
+cd "$work" || exit 1
 help=$("$hf" cc --help)
 [[ "$help" == "usage: heisenfuzz cc"* && "$help" == *HEISENFUZZ_CC_ENGINE=afl* && "$help" == *HEISENFUZZ_CC_PLAIN* ]]
 check $? "cc --help says how it works: engine and configure by the environment"
-"$hf" c++ --help | grep -q '^usage: heisenfuzz c++'
+"$hf" c++ --help | grep '^usage: heisenfuzz c++' >/dev/null
 check $? "c++ --help"
 
 printf 'int main(void) { return undeclared; }\n' >broken.c
