@@ -21,7 +21,8 @@
 #   --sanitizer   build everything under a sanitizer
 #   --opt         optimisation level, e.g. -O0 (default -O2)
 #   --out         output directory (default out)
-#   --install     also install into PREFIX: bin/heisenfuzz, the static
+#   --install     also install into PREFIX: bin/heisenfuzz (and
+#                 heisenfuzz-cc, heisenfuzz-c++: `heisenfuzz cc`), the static
 #                 libraries, include/heisenfuzz/ and a pkg-config file per
 #                 flavour (heisenfuzz, -replay, -libfuzzer, -afl)
 #   --print-sources  print the source lists, NAME=files one a line (RUNTIME,
@@ -315,6 +316,14 @@ install_tree() {
     mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig" "$prefix/include/heisenfuzz"
     cp $PUBLIC_HEADERS "$prefix/include/heisenfuzz/"
     cp "$out/heisenfuzz" "$prefix/bin/heisenfuzz.tmp" && mv "$prefix/bin/heisenfuzz.tmp" "$prefix/bin/heisenfuzz"
+    # One word for a build's CC and CXX (CC=heisenfuzz-cc): scripts, not
+    # symlinks, since the tool picks its command from its arguments.
+    local driver
+    for driver in cc c++; do
+        printf '#!/bin/sh\n# heisenfuzz-%s: `heisenfuzz %s`, for CC= and CXX=\nexec "$(dirname "$0")/heisenfuzz" %s "$@"\n' \
+            "$driver" "$driver" "$driver" >"$prefix/bin/heisenfuzz-$driver.tmp"
+        chmod +x "$prefix/bin/heisenfuzz-$driver.tmp" && mv "$prefix/bin/heisenfuzz-$driver.tmp" "$prefix/bin/heisenfuzz-$driver"
+    done
     local replay_objs
     replay_objs=$(compile "$obj/replayer" "$cflags -DHF_ENGINE_NONE" fuzz/engine/feedback.c $HARNESS_SOURCES $REPLAYER_SOURCES)
     archive "$prefix/lib/libheisenfuzz.a" $rt_plain $tool_objs $no_engine_objs

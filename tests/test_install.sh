@@ -30,6 +30,8 @@ check "--install puts the tool, the libraries, the headers and the pkg-config fi
     test -x "$prefix/bin/heisenfuzz" -a -f "$prefix/lib/libheisenfuzz.a" -a -f "$prefix/lib/libheisenfuzz-libfuzzer.a" \
     -a -f "$prefix/lib/libheisenfuzz-replay.a" -a -f "$prefix/include/heisenfuzz/hf.h" \
     -a -f "$prefix/lib/pkgconfig/heisenfuzz-libfuzzer.pc" -a -f "$prefix/lib/pkgconfig/heisenfuzz-replay.pc"
+check "--install puts heisenfuzz-cc and heisenfuzz-c++ beside it, running heisenfuzz cc and c++" \
+    bash -c "'$prefix/bin/heisenfuzz-cc' --help | grep -q '^usage: heisenfuzz cc' && '$prefix/bin/heisenfuzz-c++' --version | grep -q 'clang version'"
 
 mkdir -p "$user"
 cp fuzz/oss-fuzz-user/wallet.c "$user/"

@@ -26,6 +26,8 @@ int hf_cmd_minimize(int argc, char **argv);
 int hf_cmd_chart(int argc, char **argv);
 int hf_cmd_report(int argc, char **argv);
 int hf_cmd_build_pthread(int argc, char **argv);
+int hf_cmd_cc(int argc, char **argv);    /* heisenfuzz cc */
+int hf_cmd_cxx(int argc, char **argv);   /* heisenfuzz c++ */
 
 extern const hf_command_spec hf_bench_spec, hf_bench_search_spec, hf_bench_species_spec, hf_bench_plateau_spec,
     hf_explore_spec, hf_fuzz_spec, hf_minimize_spec, hf_chart_spec, hf_report_spec;

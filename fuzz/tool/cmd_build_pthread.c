@@ -25,21 +25,17 @@
  * status 2.  PATH is
  * written whole or not at all (a temporary file, then rename).
  */
-#define _DEFAULT_SOURCE   /* mkdtemp */
+#define _DEFAULT_SOURCE   /* PATH_MAX */
 #include "commands.h"
-#include "tool.h"
+#include "pthread_build.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-enum { MAX_SOURCES = 64, MAX_FLAGS = 64, MAX_ARGS = 256 };
+enum { MAX_SOURCES = 64, MAX_FLAGS = 64 };
 
 typedef struct options {
     const char *sources[MAX_SOURCES];
@@ -122,195 +118,42 @@ static int parse(int argc, char **argv, options *o) {
     return 0;
 }
 
-/* Runs argv[0] (found on PATH) with `env` (NULL-terminated, or NULL) added
- * to the environment, its stdout and stderr into `log` (NULL: inherited).
- * Returns its exit status, or -1 when it could not run. */
-static int run_tool(char *const *args, char *const *env, const char *log, bool verbose) {
-    if (verbose) {
-        for (int i = 0; args[i]; i++) fprintf(stderr, "%s%s", i ? " " : "+ ", args[i]);
-        fputc('\n', stderr);
-    }
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        if (log) {
-            int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (fd < 0) _exit(127);
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        for (int i = 0; env && env[i]; i++) putenv(env[i]);
-        execvp(args[0], args);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The first line of `path` that reads like an error (a compiler's, or the
- * linker's "undefined reference"), else its first line.  clang's closing
- * "linker command failed" says nothing the line before it does not. */
-static bool reads_like_error(const char *line) {
-    return (strstr(line, "error") || strstr(line, "undefined reference") || strstr(line, "multiple definition")) &&
-           !strstr(line, "linker command failed");
-}
-
-static void first_error(const char *path, char *out, size_t size) {
-    snprintf(out, size, "(no message)");
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char line[1024];
-    bool first = true;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (reads_like_error(line)) {
-            snprintf(out, size, "%s", line);
-            break;
-        }
-        if (first) snprintf(out, size, "%s", line);
-        first = false;
-    }
-    fclose(f);
-}
-
-/* Splits `text` (the flags build.sh recorded) into words appended to args. */
-static int add_words(char *text, char **args, int n) {
-    for (char *w = strtok(text, " \t\n"); w && n < MAX_ARGS - 1; w = strtok(NULL, " \t\n")) args[n++] = w;
-    return n;
-}
-
-/* True when `nm` lists hfp_main (the program's main, renamed) as defined. */
-static bool defines_main(const char *nm_log) {
-    FILE *f = fopen(nm_log, "r");
-    if (!f) return false;
-    char line[1024];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f)) {
-        char addr[64], type[8], name[512];
-        if (sscanf(line, "%63s %7s %511s", addr, type, name) == 3 && !strcmp(name, "hfp_main") &&
-            (type[0] == 'T' || type[0] == 't'))
-            found = true;
-    }
-    fclose(f);
-    return found;
-}
-
-static void remove_dir(const char *dir, int objects) {
-    char path[PATH_MAX];
-    static const char *const names[] = {"program.o", "test.o", "compile.log", "nm.log", "link.log", "tool.log"};
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        unlink(path);
-    }
-    for (int s = 0; s < objects; s++) {
-        snprintf(path, sizeof path, "%s/%d.o", dir, s);
-        unlink(path);
-    }
-    rmdir(dir);
-}
-
-static int build(const options *o, const char *lib, const char *tmp) {
-    const char *engine = o->afl ? "afl" : "libfuzzer";
-    char archive[PATH_MAX], syms[PATH_MAX], script[PATH_MAX], header[PATH_MAX], flags_path[PATH_MAX];
-    char std_dir[PATH_MAX];
-    snprintf(archive, sizeof archive, "%s/libhf_pthread_%s.a", lib, engine);
-    snprintf(syms, sizeof syms, "%s/pthread.syms", lib);
-    snprintf(script, sizeof script, "%s/pthread.ld", lib);
-    snprintf(header, sizeof header, "%s/include/pthread_atomics.h", lib);
-    snprintf(std_dir, sizeof std_dir, "%s/include/std", lib);
-    snprintf(flags_path, sizeof flags_path, "%s/pthread.cflags", lib);
-    if (access(archive, R_OK) != 0)
-        return fail("no %s (build it with ./build.sh%s)", archive, o->afl ? "; AFL++ needs afl-clang-fast and no sanitizer" : "");
-    char recorded[1024] = "";
-    FILE *ff = fopen(flags_path, "r");
-    if (!ff || !fgets(recorded, sizeof recorded, ff)) {
-        if (ff) fclose(ff);
-        return fail("cannot read %s (rebuild with ./build.sh)", flags_path);
-    }
-    fclose(ff);
-
-    /* AFL++ keeps clang's own load/store tracing only in its LLVM-NATIVE
-     * mode, where its coverage is clang's trace-pc-guard. */
-    const char *cc = o->afl ? "afl-clang-fast" : "clang";
-    /* C++ sources compile, and the program links, with the C++ driver (its
-     * runtime, libstdc++, linked as it would be without the fuzzer). */
-    const char *cxx = o->afl ? "afl-clang-fast++" : "clang++";
-    const char *linker = o->cxx ? cxx : cc;
-    static char *afl_env[] = {"AFL_LLVM_INSTRUMENT=LLVM-NATIVE", "AFL_QUIET=1", NULL};
-    char *const *cc_env = o->afl ? afl_env : NULL;
-    /* libFuzzer's -fsanitize=fuzzer-no-link but for stack-depth, whose
-     * thread-local would become an emulated one libFuzzer does not define. */
-    const char *coverage = o->afl ? "-fsanitize-coverage=trace-pc-guard"
-                                  : "-fsanitize-coverage=inline-8bit-counters,indirect-calls,trace-cmp,pc-table";
+static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
     char log[PATH_MAX], objects[MAX_SOURCES][PATH_MAX];
     snprintf(log, sizeof log, "%s/compile.log", tmp);
     for (int s = 0; s < o->source_count; s++) {
-        char words[1024];
-        snprintf(words, sizeof words, "%s", recorded);
-        char *args[MAX_ARGS];
-        int n = 0;
+        char *args[HF_PB_MAX_ARGS];
         bool source_cxx = is_cxx(o->sources[s]);
-        args[n++] = (char *)(source_cxx ? cxx : cc);
-        n = add_words(words, args, n);
-        /* clang 14 defaults to C++14, which has no std::scoped_lock; a -std
-         * among CFLAGS comes later and wins. */
-        if (source_cxx) args[n++] = "-std=gnu++17";
-        /* UBSan's vptr check reads a process-wide cache of the runtime's,
-         * inline, with loads the other builds do not make: under UBSan the
-         * calm run would see other racing sites, and POS, SURW and the
-         * ordering constraints other runs (the rest of UBSan stays on). */
-        if (source_cxx) args[n++] = "-fno-sanitize=vptr";
-        args[n++] = (char *)coverage;
-        args[n++] = "-fsanitize-coverage=trace-loads,trace-stores";
-        /* MSan's instrumentation reads its own thread-locals, which cannot
-         * be emulated: under MSan a __thread variable is one per process. */
-        if (!strstr(recorded, "-fsanitize=memory")) args[n++] = "-femulated-tls";
-        args[n++] = "-include";
-        args[n++] = header;
-        args[n++] = "-isystem";
-        args[n++] = std_dir;
-        for (int f = 0; f < o->cflag_count && n < MAX_ARGS - 5; f++) args[n++] = (char *)o->cflags[f];
+        int n = hf_pb_compile_args(kit, source_cxx, args);
+        for (int f = 0; f < o->cflag_count && n < HF_PB_MAX_ARGS - 5; f++) args[n++] = (char *)o->cflags[f];
         snprintf(objects[s], sizeof objects[s], "%s/%d.o", tmp, s);
         args[n++] = "-c";
         args[n++] = (char *)o->sources[s];
         args[n++] = "-o";
         args[n++] = objects[s];
         args[n] = NULL;
-        int status = run_tool(args, cc_env, log, o->verbose);
+        int status = hf_pb_run(args, kit->env, log, o->verbose);
         if (status != 0) {
             char message[1024];
-            first_error(log, message, sizeof message);
-            if (status < 0) return fail("cannot run %s", source_cxx ? cxx : cc);
+            hf_pb_first_error(log, message, sizeof message);
+            if (status < 0) return fail("cannot run %s", args[0]);
             return fail("%s does not compile: %s", o->sources[s], message);
         }
-        char *rename_args[] = {"objcopy", "--redefine-syms", syms, objects[s], NULL};
-        if (run_tool(rename_args, NULL, log, o->verbose) != 0) return fail("objcopy failed on %s", objects[s]);
+        if (hf_pb_rename(kit, objects[s], log) != 0) return fail("objcopy failed on %s", objects[s]);
     }
 
     char merged[PATH_MAX];
     snprintf(merged, sizeof merged, "%s/program.o", tmp);
-    char *ld_args[MAX_SOURCES + 8];
-    int n = 0;
-    ld_args[n++] = "ld";
-    ld_args[n++] = "-r";
-    ld_args[n++] = "-T";
-    ld_args[n++] = script;
-    ld_args[n++] = "-o";
-    ld_args[n++] = merged;
-    for (int s = 0; s < o->source_count; s++) ld_args[n++] = objects[s];
-    ld_args[n] = NULL;
-    if (run_tool(ld_args, NULL, log, o->verbose) != 0) {
+    char *inputs[MAX_SOURCES];
+    for (int s = 0; s < o->source_count; s++) inputs[s] = objects[s];
+    if (hf_pb_merge(kit, inputs, o->source_count, merged, log) != 0) {
         char message[1024];
-        first_error(log, message, sizeof message);
+        hf_pb_first_error(log, message, sizeof message);
         return fail("merging the objects failed: %s", message);
     }
     char nm_log[PATH_MAX];
     snprintf(nm_log, sizeof nm_log, "%s/nm.log", tmp);
-    char *nm_args[] = {"nm", "--defined-only", merged, NULL};
-    if (run_tool(nm_args, NULL, nm_log, o->verbose) != 0 || !defines_main(nm_log))
+    if (!hf_pb_defines_main(kit, merged, nm_log))
         return fail("%s: no main function (build-pthread needs a program with a main)",
                     o->source_count == 1 ? o->sources[0] : "the sources");
 
@@ -319,25 +162,22 @@ static int build(const options *o, const char *lib, const char *tmp) {
     char test_object[PATH_MAX];
     snprintf(test_object, sizeof test_object, "%s/test.o", tmp);
     if (o->test) {
-        char words[1024], include[PATH_MAX + 32];
-        snprintf(words, sizeof words, "%s", recorded);
-        snprintf(include, sizeof include, "-I%s/include/heisenfuzz", lib);
-        char *args[MAX_ARGS];
-        int t = 0;
-        args[t++] = (char *)cc;
-        t = add_words(words, args, t);
+        char include[PATH_MAX + 32];
+        snprintf(include, sizeof include, "-I%s/include/heisenfuzz", kit->lib);
+        char *args[HF_PB_MAX_ARGS];
+        int t = hf_pb_plain_args(kit, false, args);
         args[t++] = include;
-        for (int f = 0; f < o->cflag_count && t < MAX_ARGS - 5; f++) args[t++] = (char *)o->cflags[f];
+        for (int f = 0; f < o->cflag_count && t < HF_PB_MAX_ARGS - 5; f++) args[t++] = (char *)o->cflags[f];
         args[t++] = "-c";
         args[t++] = (char *)o->test;
         args[t++] = "-o";
         args[t++] = test_object;
         args[t] = NULL;
-        int status = run_tool(args, NULL, log, o->verbose);
+        int status = hf_pb_run(args, NULL, log, o->verbose);
         if (status != 0) {
             char message[1024];
-            first_error(log, message, sizeof message);
-            return status < 0 ? fail("cannot run %s", cc) : fail("%s does not compile: %s", o->test, message);
+            hf_pb_first_error(log, message, sizeof message);
+            return status < 0 ? fail("cannot run %s", kit->cc) : fail("%s does not compile: %s", o->test, message);
         }
     }
 
@@ -351,38 +191,19 @@ static int build(const options *o, const char *lib, const char *tmp) {
         snprintf(output, sizeof output, "%.*s_%s", (int)(dot - base), base, o->afl ? "afl" : "fuzzer");
     }
     snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
-    char words[1024];
-    snprintf(words, sizeof words, "%s", recorded);
-    char *args[MAX_ARGS];
-    n = 0;
-    args[n++] = (char *)linker;
-    n = add_words(words, args, n);
-    /* A test keeps the program's coverage instrumentation, so that its
-     * preemption points are the fuzzer's, and libFuzzer's callbacks for it,
-     * but not libFuzzer's main. */
-    args[n++] = o->test ? "-fsanitize=fuzzer-no-link" : "-fsanitize=fuzzer";
-    for (int f = 0; f < o->cflag_count && n < MAX_ARGS - 10; f++) args[n++] = (char *)o->cflags[f];
+    char *args[HF_PB_MAX_ARGS];
+    int n = hf_pb_link_args(kit, o->cxx, o->test != NULL, args);
+    for (int f = 0; f < o->cflag_count && n < HF_PB_MAX_ARGS - 16; f++) args[n++] = (char *)o->cflags[f];
     args[n++] = "-o";
     args[n++] = temporary;
     args[n++] = merged;
-    if (o->test) {
-        args[n++] = test_object;
-    } else {
-        /* The engines' drivers refer to these weakly (and the harness to
-         * hf_fuzzer_start), which pulls nothing out of an archive. */
-        args[n++] = "-Wl,-u,LLVMFuzzerInitialize";
-        args[n++] = "-Wl,-u,hf_fuzzer_start";
-        args[n++] = "-Wl,-u,LLVMFuzzerTestOneInput";
-    }
-    args[n++] = archive;
-    args[n++] = "-lm";
-    args[n++] = "-lpthread";
-    args[n] = NULL;
+    if (o->test) args[n++] = test_object;
+    hf_pb_link_tail(kit, o->test != NULL, args, n);
     char link_log[PATH_MAX];
     snprintf(link_log, sizeof link_log, "%s/link.log", tmp);
-    if (run_tool(args, cc_env, link_log, o->verbose) != 0) {
+    if (hf_pb_run(args, kit->env, link_log, o->verbose) != 0) {
         char message[1024];
-        first_error(link_log, message, sizeof message);
+        hf_pb_first_error(link_log, message, sizeof message);
         unlink(temporary);
         return fail("linking failed: %s", message);
     }
@@ -392,7 +213,7 @@ static int build(const options *o, const char *lib, const char *tmp) {
         return fail("cannot write %s: %s", output, strerror(e));
     }
     if (o->test) printf("heisenfuzz: built %s (the test %s, no engine)\n", output, o->test);
-    else printf("heisenfuzz: built %s (%s)\n", output, engine);
+    else printf("heisenfuzz: built %s (%s)\n", output, o->afl ? "afl" : "libfuzzer");
     return 0;
 }
 
@@ -400,14 +221,13 @@ int hf_cmd_build_pthread(int argc, char **argv) {
     options o;
     int status = parse(argc, argv, &o);
     if (status) return status;
-    char exe[PATH_MAX], lib[PATH_MAX + 8];
-    if (hf_exe_dir(exe, sizeof exe) != 0) return fail("cannot find the directory of this program");
-    snprintf(lib, sizeof lib, "%s/lib", exe);
-    const char *base = getenv("TMPDIR");
+    hf_pthread_kit kit;
+    char error[PATH_MAX + 128];
+    if (hf_pb_load(&kit, o.afl, o.verbose, error, sizeof error) != 0) return fail("%s", error);
     char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s/heisenfuzz-build-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmp)) return fail("cannot create a temporary directory in %s: %s", base ? base : "/tmp", strerror(errno));
-    status = build(&o, lib, tmp);
-    remove_dir(tmp, o.source_count);
+    if (hf_pb_temp_dir(tmp, sizeof tmp, "build") != 0)
+        return fail("cannot create a temporary directory: %s", strerror(errno));
+    status = build(&o, &kit, tmp);
+    hf_pb_remove_dir(tmp);
     return status;
 }

@@ -129,6 +129,23 @@ static const struct command {
      "--afl builds for AFL++; -v shows the commands; CFLAGS go to clang (clang++ for C++ sources).  --test TEST.c builds, instead of a "
      "fuzzer, the program with TEST.c's main and no engine (default PATH: TEST): a regression test that "
      "minimize --emit-test wrote for this program"},
+    /* A compiler's options are the compiler's: passed through, never
+     * parsed here (only --help, first, is the tool's). */
+    {"cc", hf_cmd_cc, NULL, "cc COMPILER-ARGS...   (make CC=\"heisenfuzz cc\")",
+     "a C compiler driver for a project's own build: what it links is the fuzzer build-pthread would make of the "
+     "same sources. -c compiles with build-pthread's flags and the project's (its -O dropped: the program runs at "
+     "-O0, each access a preemption point) and renames the program's pthread, main, printf, ... calls to the layer's "
+     "in the object, so objects and archives made with ar are ready; a link (objects, archives, -lNAME found as "
+     "libNAME.a in a -L directory given) merges the program as build-pthread does and links it with the layer. -E, "
+     "-M, -MM, -S pass through with the layer's flags; no input file (--version, -v) runs plain clang. Configure: "
+     "an output or input named conftest*, or HEISENFUZZ_CC_PLAIN=1, builds with plain clang (configure runs what "
+     "it links; a fuzzer would start fuzzing). HEISENFUZZ_CC_ENGINE=afl builds for AFL++ (default libfuzzer). A "
+     "compile error is the compiler's message and status; no main, -shared or a missing layer one line, exit 2. "
+     "Every argument is the compiler's but --help as the first"},
+    {"c++", hf_cmd_cxx, NULL, "c++ COMPILER-ARGS...   (make CXX=\"heisenfuzz c++\")",
+     "the same for C++: clang++ compiles every source (as C++) and links the program (libstdc++; what of "
+     "std::thread the layer covers: schedule/README.md, \"C++\"). Same environment: HEISENFUZZ_CC_ENGINE=afl, "
+     "HEISENFUZZ_CC_PLAIN=1; conftest* builds plainly"},
     {"help", cmd_help, NULL, "help", "this text"},
 };
 
