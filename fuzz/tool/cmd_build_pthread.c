@@ -60,18 +60,6 @@ static int fail(const char *fmt, ...) {
     return 2;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static bool is_cxx(const char *path) {
-    static const char *const cxx[] = {".cc", ".cpp", ".cxx", ".c++", ".C"};
-    for (size_t k = 0; k < sizeof cxx / sizeof *cxx; k++)
-        if (ends_with(path, cxx[k])) return true;
-    return false;
-}
-
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     int i = 1;
@@ -106,12 +94,12 @@ static int parse(int argc, char **argv, options *o) {
         return hf_command_usage_error("build-pthread", "build-pthread needs at least one C or C++ source file");
     if (o->test && o->afl)
         return hf_command_usage_error("build-pthread", "build-pthread: --test builds no fuzzer, so it takes no --afl");
-    if (o->test && !ends_with(o->test, ".c")) return fail("%s: not a C source file (a name ending in .c)", o->test);
+    if (o->test && !hf_pthread_build_has_suffix(o->test, ".c")) return fail("%s: not a C source file (a name ending in .c)", o->test);
     if (o->test && access(o->test, R_OK) != 0) return fail("%s: %s", o->test, strerror(errno));
     for (int s = 0; s < o->source_count; s++) {
         const char *src = o->sources[s];
-        if (is_cxx(src)) o->cxx = true;
-        else if (!ends_with(src, ".c"))
+        if (hf_pthread_build_is_cxx(src)) o->cxx = true;
+        else if (!hf_pthread_build_has_suffix(src, ".c"))
             return fail("%s: not a C or C++ source file (a name ending in .c, .cc, .cpp, .cxx, .c++ or .C)", src);
         if (access(src, R_OK) != 0) return fail("%s: %s", src, strerror(errno));
     }
@@ -122,38 +110,38 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
     char log[PATH_MAX], objects[MAX_SOURCES][PATH_MAX];
     snprintf(log, sizeof log, "%s/compile.log", tmp);
     for (int s = 0; s < o->source_count; s++) {
-        char *args[HF_PB_MAX_ARGS];
-        bool source_cxx = is_cxx(o->sources[s]);
-        int n = hf_pb_compile_args(kit, source_cxx, args);
-        for (int f = 0; f < o->cflag_count && n < HF_PB_MAX_ARGS - 5; f++) args[n++] = (char *)o->cflags[f];
+        char *args[HF_PTHREAD_BUILD_MAX_ARGS];
+        bool source_cxx = hf_pthread_build_is_cxx(o->sources[s]);
+        int n = hf_pthread_build_compile_args(kit, source_cxx, args);
+        for (int f = 0; f < o->cflag_count && n < HF_PTHREAD_BUILD_MAX_ARGS - 5; f++) args[n++] = (char *)o->cflags[f];
         snprintf(objects[s], sizeof objects[s], "%s/%d.o", tmp, s);
         args[n++] = "-c";
         args[n++] = (char *)o->sources[s];
         args[n++] = "-o";
         args[n++] = objects[s];
         args[n] = NULL;
-        int status = hf_pb_run(args, kit->env, log, o->verbose);
+        int status = hf_pthread_build_run(args, kit->env, log, o->verbose);
         if (status != 0) {
             char message[1024];
-            hf_pb_first_error(log, message, sizeof message);
+            hf_pthread_build_first_error(log, message, sizeof message);
             if (status < 0) return fail("cannot run %s", args[0]);
             return fail("%s does not compile: %s", o->sources[s], message);
         }
-        if (hf_pb_rename(kit, objects[s], log) != 0) return fail("objcopy failed on %s", objects[s]);
+        if (hf_pthread_build_rename(kit, objects[s], log) != 0) return fail("objcopy failed on %s", objects[s]);
     }
 
     char merged[PATH_MAX];
     snprintf(merged, sizeof merged, "%s/program.o", tmp);
     char *inputs[MAX_SOURCES];
     for (int s = 0; s < o->source_count; s++) inputs[s] = objects[s];
-    if (hf_pb_merge(kit, inputs, o->source_count, merged, log) != 0) {
+    if (hf_pthread_build_merge(kit, inputs, o->source_count, merged, log) != 0) {
         char message[1024];
-        hf_pb_first_error(log, message, sizeof message);
+        hf_pthread_build_first_error(log, message, sizeof message);
         return fail("merging the objects failed: %s", message);
     }
     char nm_log[PATH_MAX];
     snprintf(nm_log, sizeof nm_log, "%s/nm.log", tmp);
-    if (!hf_pb_defines_main(kit, merged, nm_log))
+    if (!hf_pthread_build_defines_main(kit, merged, nm_log))
         return fail("%s: no main function (build-pthread needs a program with a main)",
                     o->source_count == 1 ? o->sources[0] : "the sources");
 
@@ -164,19 +152,19 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
     if (o->test) {
         char include[PATH_MAX + 32];
         snprintf(include, sizeof include, "-I%s/include/heisenfuzz", kit->lib);
-        char *args[HF_PB_MAX_ARGS];
-        int t = hf_pb_plain_args(kit, false, args);
+        char *args[HF_PTHREAD_BUILD_MAX_ARGS];
+        int t = hf_pthread_build_plain_args(kit, false, args);
         args[t++] = include;
-        for (int f = 0; f < o->cflag_count && t < HF_PB_MAX_ARGS - 5; f++) args[t++] = (char *)o->cflags[f];
+        for (int f = 0; f < o->cflag_count && t < HF_PTHREAD_BUILD_MAX_ARGS - 5; f++) args[t++] = (char *)o->cflags[f];
         args[t++] = "-c";
         args[t++] = (char *)o->test;
         args[t++] = "-o";
         args[t++] = test_object;
         args[t] = NULL;
-        int status = hf_pb_run(args, NULL, log, o->verbose);
+        int status = hf_pthread_build_run(args, NULL, log, o->verbose);
         if (status != 0) {
             char message[1024];
-            hf_pb_first_error(log, message, sizeof message);
+            hf_pthread_build_first_error(log, message, sizeof message);
             return status < 0 ? fail("cannot run %s", kit->cc) : fail("%s does not compile: %s", o->test, message);
         }
     }
@@ -191,19 +179,19 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
         snprintf(output, sizeof output, "%.*s_%s", (int)(dot - base), base, o->afl ? "afl" : "fuzzer");
     }
     snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
-    char *args[HF_PB_MAX_ARGS];
-    int n = hf_pb_link_args(kit, o->cxx, o->test != NULL, args);
-    for (int f = 0; f < o->cflag_count && n < HF_PB_MAX_ARGS - 16; f++) args[n++] = (char *)o->cflags[f];
+    char *args[HF_PTHREAD_BUILD_MAX_ARGS];
+    int n = hf_pthread_build_link_args(kit, o->cxx, o->test != NULL, args);
+    for (int f = 0; f < o->cflag_count && n < HF_PTHREAD_BUILD_MAX_ARGS - 16; f++) args[n++] = (char *)o->cflags[f];
     args[n++] = "-o";
     args[n++] = temporary;
     args[n++] = merged;
     if (o->test) args[n++] = test_object;
-    hf_pb_link_tail(kit, o->test != NULL, args, n);
+    hf_pthread_build_link_tail(kit, o->test != NULL, args, n);
     char link_log[PATH_MAX];
     snprintf(link_log, sizeof link_log, "%s/link.log", tmp);
-    if (hf_pb_run(args, kit->env, link_log, o->verbose) != 0) {
+    if (hf_pthread_build_run(args, kit->env, link_log, o->verbose) != 0) {
         char message[1024];
-        hf_pb_first_error(link_log, message, sizeof message);
+        hf_pthread_build_first_error(link_log, message, sizeof message);
         unlink(temporary);
         return fail("linking failed: %s", message);
     }
@@ -223,11 +211,11 @@ int hf_cmd_build_pthread(int argc, char **argv) {
     if (status) return status;
     hf_pthread_kit kit;
     char error[PATH_MAX + 128];
-    if (hf_pb_load(&kit, o.afl, o.verbose, error, sizeof error) != 0) return fail("%s", error);
+    if (hf_pthread_build_load(&kit, o.afl, o.verbose, error, sizeof error) != 0) return fail("%s", error);
     char tmp[PATH_MAX];
-    if (hf_pb_temp_dir(tmp, sizeof tmp, "build") != 0)
+    if (hf_pthread_build_temp_dir(tmp, sizeof tmp, "build") != 0)
         return fail("cannot create a temporary directory: %s", strerror(errno));
     status = build(&o, &kit, tmp);
-    hf_pb_remove_dir(tmp);
+    hf_pthread_build_remove_dir(tmp);
     return status;
 }

@@ -87,25 +87,13 @@ static int fail(const char *fmt, ...) {
     return 2;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static bool is_cxx_source(const char *path) {
-    static const char *const cxx[] = {".cc", ".cpp", ".cxx", ".c++", ".C", ".ii"};
-    for (size_t k = 0; k < sizeof cxx / sizeof *cxx; k++)
-        if (ends_with(path, cxx[k])) return true;
-    return false;
-}
-
 static input_kind kind_of(const char *path) {
     static const char *const sources[] = {".c", ".i", ".s", ".S"};
-    if (is_cxx_source(path)) return SOURCE;
+    if (hf_pthread_build_is_cxx(path)) return SOURCE;
     for (size_t k = 0; k < sizeof sources / sizeof *sources; k++)
-        if (ends_with(path, sources[k])) return SOURCE;
-    if (ends_with(path, ".o")) return OBJECT;
-    if (ends_with(path, ".a")) return ARCHIVE;
+        if (hf_pthread_build_has_suffix(path, sources[k])) return SOURCE;
+    if (hf_pthread_build_has_suffix(path, ".o")) return OBJECT;
+    if (hf_pthread_build_has_suffix(path, ".a")) return ARCHIVE;
     return OTHER;   /* a shared library, a linker script: the final link's */
 }
 
@@ -233,14 +221,14 @@ static int plain(const invocation *v, char **argv) {
 static int pass_through(hf_pthread_kit *kit, const invocation *v, int argc, char **argv) {
     bool cxx = v->cxx_driver;
     for (int i = 0; i < v->input_count; i++)
-        if (v->inputs[i].kind == SOURCE && is_cxx_source(v->inputs[i].arg)) cxx = true;
-    char **args = calloc((size_t)argc + HF_PB_PREFIX + 1, sizeof *args);
+        if (v->inputs[i].kind == SOURCE && hf_pthread_build_is_cxx(v->inputs[i].arg)) cxx = true;
+    char **args = calloc((size_t)argc + HF_PTHREAD_BUILD_PREFIX + 1, sizeof *args);
     if (!args) return fail("out of memory");
-    int n = hf_pb_compile_args(kit, cxx, args);
+    int n = hf_pthread_build_compile_args(kit, cxx, args);
     for (int i = 1; i < argc; i++)
         if (!is_optimisation(argv[i])) args[n++] = argv[i];
     args[n] = NULL;
-    int status = hf_pb_run(args, kit->env, NULL, v->verbose);
+    int status = hf_pthread_build_run(args, kit->env, NULL, v->verbose);
     const char *driver = args[0];
     free(args);
     return status < 0 ? fail("cannot run %s", driver) : status;
@@ -258,9 +246,9 @@ static int compile_one(hf_pthread_kit *kit, const invocation *v, const char *sou
     char temporary[PATH_MAX + 32], depfile[PATH_MAX + 8];
     snprintf(temporary, sizeof temporary, "%s.tmp%d.o", object, (int)getpid());
     const char *written = in_place ? object : temporary;
-    char **args = calloc((size_t)v->flag_count + HF_PB_PREFIX + 16, sizeof *args);
+    char **args = calloc((size_t)v->flag_count + HF_PTHREAD_BUILD_PREFIX + 16, sizeof *args);
     if (!args) return fail("out of memory");
-    int n = hf_pb_compile_args(kit, v->cxx_driver || is_cxx_source(source), args);
+    int n = hf_pthread_build_compile_args(kit, v->cxx_driver || hf_pthread_build_is_cxx(source), args);
     for (int f = 0; f < v->flag_count; f++) args[n++] = v->flags[f];
     /* The dependency file names the object make asked for, not the
      * temporary, and sits where the compiler would put it (OBJECT less
@@ -281,7 +269,7 @@ static int compile_one(hf_pthread_kit *kit, const invocation *v, const char *sou
     args[n++] = "-o";
     args[n++] = (char *)written;
     args[n] = NULL;
-    int status = hf_pb_run(args, kit->env, NULL, v->verbose);
+    int status = hf_pthread_build_run(args, kit->env, NULL, v->verbose);
     const char *driver = args[0];
     free(args);
     if (status != 0) {
@@ -289,7 +277,7 @@ static int compile_one(hf_pthread_kit *kit, const invocation *v, const char *sou
         return status < 0 ? fail("cannot run %s", driver) : status;
     }
     if (in_place) return 0;
-    if (hf_pb_rename(kit, temporary, NULL) != 0) {
+    if (hf_pthread_build_rename(kit, temporary, NULL) != 0) {
         unlink(temporary);
         return fail("objcopy could not rename the symbols of %s", object);
     }
@@ -347,7 +335,7 @@ static int link_merged(hf_pthread_kit *kit, invocation *v, const char *tmp, char
     for (int i = 0; i < v->input_count; i++) {
         input *in = &v->inputs[i];
         if (in->kind == SOURCE) {
-            if (is_cxx_source(in->arg)) cxx = true;
+            if (hf_pthread_build_is_cxx(in->arg)) cxx = true;
             snprintf(objects[i], sizeof objects[i], "%.*s/%d.o", PATH_MAX - 16, tmp, i);
             int status = compile_one(kit, v, in->arg, objects[i], objects[i]);
             if (status) return status;
@@ -362,24 +350,24 @@ static int link_merged(hf_pthread_kit *kit, invocation *v, const char *tmp, char
     char merged[PATH_MAX], log[PATH_MAX];
     snprintf(merged, sizeof merged, "%.*s/program.o", PATH_MAX - 16, tmp);
     snprintf(log, sizeof log, "%.*s/tool.log", PATH_MAX - 16, tmp);
-    if (hf_pb_merge(kit, merge, merging, merged, log) != 0) {
+    if (hf_pthread_build_merge(kit, merge, merging, merged, log) != 0) {
         char message[1024];
-        hf_pb_first_error(log, message, sizeof message);
+        hf_pthread_build_first_error(log, message, sizeof message);
         return fail("merging the objects of %s failed: %s", output, message);
     }
     /* Objects a plain compiler made call the real pthread_create: renamed
      * here too (a second renaming changes nothing). */
-    if (hf_pb_rename(kit, merged, log) != 0) return fail("objcopy could not rename the symbols of %s", output);
+    if (hf_pthread_build_rename(kit, merged, log) != 0) return fail("objcopy could not rename the symbols of %s", output);
     char nm_log[PATH_MAX];
     snprintf(nm_log, sizeof nm_log, "%.*s/nm.log", PATH_MAX - 16, tmp);
-    if (!hf_pb_defines_main(kit, merged, nm_log))
+    if (!hf_pthread_build_defines_main(kit, merged, nm_log))
         return fail("no main function in what links into %s (a fuzzer needs the program's main)", output);
 
     char temporary[PATH_MAX + 16];
     snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
-    char **args = calloc((size_t)(v->link_flag_count + v->input_count) + HF_PB_PREFIX + HF_PB_TAIL + 8, sizeof *args);
+    char **args = calloc((size_t)(v->link_flag_count + v->input_count) + HF_PTHREAD_BUILD_PREFIX + HF_PTHREAD_BUILD_TAIL + 8, sizeof *args);
     if (!args) return fail("out of memory");
-    int n = hf_pb_link_args(kit, cxx, false, args);
+    int n = hf_pthread_build_link_args(kit, cxx, false, args);
     for (int f = 0; f < v->link_flag_count; f++) args[n++] = v->link_flags[f];
     args[n++] = "-o";
     args[n++] = temporary;
@@ -387,8 +375,8 @@ static int link_merged(hf_pthread_kit *kit, invocation *v, const char *tmp, char
     for (int i = 0; i < v->input_count; i++)
         if (v->inputs[i].kind == OTHER || (v->inputs[i].kind == LIBRARY && !v->inputs[i].archive))
             args[n++] = (char *)v->inputs[i].arg;
-    hf_pb_link_tail(kit, false, args, n);
-    int status = hf_pb_run(args, kit->env, NULL, v->verbose);
+    hf_pthread_build_link_tail(kit, false, args, n);
+    int status = hf_pthread_build_run(args, kit->env, NULL, v->verbose);
     free(args);
     if (status != 0) {
         unlink(temporary);
@@ -423,13 +411,13 @@ static int wrap(int argc, char **argv, bool cxx_driver) {
         return fail("HEISENFUZZ_CC_ENGINE is '%s', not libfuzzer or afl", engine);
     hf_pthread_kit kit;
     char error[PATH_MAX + 128];
-    if (hf_pb_load(&kit, afl, v.verbose, error, sizeof error) != 0) return fail("%s", error);
+    if (hf_pthread_build_load(&kit, afl, v.verbose, error, sizeof error) != 0) return fail("%s", error);
     if (v.mode == PASS_THROUGH) return pass_through(&kit, &v, argc, argv);
     if (v.mode == COMPILE) return compile_all(&kit, &v);
     char tmp[PATH_MAX];
-    if (hf_pb_temp_dir(tmp, sizeof tmp, "cc") != 0) return fail("cannot create a temporary directory: %s", strerror(errno));
+    if (hf_pthread_build_temp_dir(tmp, sizeof tmp, "cc") != 0) return fail("cannot create a temporary directory: %s", strerror(errno));
     status = link_program(&kit, &v, tmp);
-    hf_pb_remove_dir(tmp);
+    hf_pthread_build_remove_dir(tmp);
     return status;
 }
 

@@ -17,7 +17,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int hf_pb_load(hf_pthread_kit *kit, bool afl, bool verbose, char *error, size_t size) {
+bool hf_pthread_build_has_suffix(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+bool hf_pthread_build_is_cxx(const char *path) {
+    static const char *const cxx[] = {".cc", ".cpp", ".cxx", ".c++", ".C", ".ii"};
+    for (size_t k = 0; k < sizeof cxx / sizeof *cxx; k++)
+        if (hf_pthread_build_has_suffix(path, cxx[k])) return true;
+    return false;
+}
+
+int hf_pthread_build_load(hf_pthread_kit *kit, bool afl, bool verbose, char *error, size_t size) {
     assert(kit && error && size > 0);
     memset(kit, 0, sizeof *kit);
     kit->afl = afl;
@@ -59,7 +71,7 @@ int hf_pb_load(hf_pthread_kit *kit, bool afl, bool verbose, char *error, size_t 
     return 0;
 }
 
-int hf_pb_run(char *const *args, char *const *env, const char *log, bool verbose) {
+int hf_pthread_build_run(char *const *args, char *const *env, const char *log, bool verbose) {
     assert(args && args[0]);
     if (verbose) {
         for (int i = 0; args[i]; i++) fprintf(stderr, "%s%s", i ? " " : "+ ", args[i]);
@@ -93,7 +105,7 @@ static bool reads_like_error(const char *line) {
            !strstr(line, "linker command failed");
 }
 
-void hf_pb_first_error(const char *path, char *out, size_t size) {
+void hf_pthread_build_first_error(const char *path, char *out, size_t size) {
     assert(out && size > 0);
     snprintf(out, size, "(no message)");
     FILE *f = fopen(path, "r");
@@ -116,13 +128,13 @@ void hf_pb_first_error(const char *path, char *out, size_t size) {
  * kit->words until the next call). */
 static int add_recorded(hf_pthread_kit *kit, char **args, int n) {
     snprintf(kit->words, sizeof kit->words, "%s", kit->recorded);
-    for (char *w = strtok(kit->words, " \t\n"); w && n < HF_PB_PREFIX - 16; w = strtok(NULL, " \t\n")) args[n++] = w;
+    for (char *w = strtok(kit->words, " \t\n"); w && n < HF_PTHREAD_BUILD_PREFIX - 16; w = strtok(NULL, " \t\n")) args[n++] = w;
     return n;
 }
 
-int hf_pb_compile_args(hf_pthread_kit *kit, bool cxx, char **args) {
+int hf_pthread_build_compile_args(hf_pthread_kit *kit, bool cxx, char **args) {
     assert(kit && args);
-    int n = hf_pb_plain_args(kit, cxx, args);
+    int n = hf_pthread_build_plain_args(kit, cxx, args);
     /* clang 14 defaults to C++14, which has no std::scoped_lock; a -std
      * among the user's flags comes later and wins. */
     if (cxx) args[n++] = "-std=gnu++17";
@@ -143,16 +155,16 @@ int hf_pb_compile_args(hf_pthread_kit *kit, bool cxx, char **args) {
     args[n++] = kit->header;
     args[n++] = "-isystem";
     args[n++] = kit->std_dir;
-    assert(n < HF_PB_PREFIX);
+    assert(n < HF_PTHREAD_BUILD_PREFIX);
     return n;
 }
 
-int hf_pb_rename(const hf_pthread_kit *kit, const char *object, const char *log) {
+int hf_pthread_build_rename(const hf_pthread_kit *kit, const char *object, const char *log) {
     char *args[] = {"objcopy", "--redefine-syms", (char *)kit->syms, (char *)object, NULL};
-    return hf_pb_run(args, NULL, log, kit->verbose);
+    return hf_pthread_build_run(args, NULL, log, kit->verbose);
 }
 
-int hf_pb_merge(const hf_pthread_kit *kit, char *const *inputs, int count, const char *merged, const char *log) {
+int hf_pthread_build_merge(const hf_pthread_kit *kit, char *const *inputs, int count, const char *merged, const char *log) {
     assert(count >= 0);
     char **args = malloc((size_t)(count + 8) * sizeof *args);   /* a project's link may name many objects */
     if (!args) return -1;
@@ -165,14 +177,14 @@ int hf_pb_merge(const hf_pthread_kit *kit, char *const *inputs, int count, const
     args[n++] = (char *)merged;
     for (int i = 0; i < count; i++) args[n++] = inputs[i];
     args[n] = NULL;
-    int status = hf_pb_run(args, NULL, log, kit->verbose);
+    int status = hf_pthread_build_run(args, NULL, log, kit->verbose);
     free(args);
     return status;
 }
 
-bool hf_pb_defines_main(const hf_pthread_kit *kit, const char *merged, const char *nm_log) {
+bool hf_pthread_build_defines_main(const hf_pthread_kit *kit, const char *merged, const char *nm_log) {
     char *args[] = {"nm", "--defined-only", (char *)merged, NULL};
-    if (hf_pb_run(args, NULL, nm_log, kit->verbose) != 0) return false;
+    if (hf_pthread_build_run(args, NULL, nm_log, kit->verbose) != 0) return false;
     FILE *f = fopen(nm_log, "r");
     if (!f) return false;
     char line[1024];
@@ -187,14 +199,14 @@ bool hf_pb_defines_main(const hf_pthread_kit *kit, const char *merged, const cha
     return found;
 }
 
-int hf_pb_plain_args(hf_pthread_kit *kit, bool cxx, char **args) {
+int hf_pthread_build_plain_args(hf_pthread_kit *kit, bool cxx, char **args) {
     assert(kit && args);
     args[0] = (char *)(cxx ? kit->cxx : kit->cc);
     return add_recorded(kit, args, 1);
 }
 
-int hf_pb_link_args(hf_pthread_kit *kit, bool cxx, bool test, char **args) {
-    int n = hf_pb_plain_args(kit, cxx, args);
+int hf_pthread_build_link_args(hf_pthread_kit *kit, bool cxx, bool test, char **args) {
+    int n = hf_pthread_build_plain_args(kit, cxx, args);
     /* A test keeps the program's coverage instrumentation, so that its
      * preemption points are the fuzzer's, and libFuzzer's callbacks for it,
      * but not libFuzzer's main. */
@@ -202,7 +214,7 @@ int hf_pb_link_args(hf_pthread_kit *kit, bool cxx, bool test, char **args) {
     return n;
 }
 
-int hf_pb_link_tail(const hf_pthread_kit *kit, bool test, char **args, int n) {
+int hf_pthread_build_link_tail(const hf_pthread_kit *kit, bool test, char **args, int n) {
     assert(n >= 0);
     if (!test) {
         /* The engines' drivers refer to these weakly (and the harness to
@@ -218,13 +230,13 @@ int hf_pb_link_tail(const hf_pthread_kit *kit, bool test, char **args, int n) {
     return n;
 }
 
-int hf_pb_temp_dir(char *dir, size_t size, const char *name) {
+int hf_pthread_build_temp_dir(char *dir, size_t size, const char *name) {
     const char *base = getenv("TMPDIR");
     snprintf(dir, size, "%s/heisenfuzz-%s-XXXXXX", base && *base ? base : "/tmp", name);
     return mkdtemp(dir) ? 0 : -1;
 }
 
-void hf_pb_remove_dir(const char *dir) {
+void hf_pthread_build_remove_dir(const char *dir) {
     DIR *d = opendir(dir);
     if (d) {
         char path[PATH_MAX];
