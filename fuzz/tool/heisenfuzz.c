@@ -141,7 +141,7 @@ static const struct command {
      "an output or input named conftest*, or HEISENFUZZ_CC_PLAIN=1, builds with plain clang (configure runs what "
      "it links; a fuzzer would start fuzzing). HEISENFUZZ_CC_ENGINE=afl builds for AFL++ (default libfuzzer). A "
      "compile error is the compiler's message and status; no main, -shared or a missing layer one line, exit 2. "
-     "Every argument is the compiler's but --help as the first"},
+     "Every argument is the compiler's but --help as the first."},
     {"c++", hf_cmd_cxx, NULL, "c++ COMPILER-ARGS...   (make CXX=\"heisenfuzz c++\")",
      "the same for C++: clang++ compiles every source (as C++) and links the program (libstdc++; what of "
      "std::thread the layer covers: schedule/README.md, \"C++\"). Same environment: HEISENFUZZ_CC_ENGINE=afl, "
