@@ -10,9 +10,9 @@
  * (detect_stack_use_after_return=1) and stack bounds follow the fiber; a
  * stack handed to a new fiber is unpoisoned for ASan and MSan alike.
  *
- * Stacks come from a pool and are reused between executions; each has an
- * inaccessible guard page below it, so an overflow faults at once instead of
- * scribbling on a neighbour.
+ * Stacks (with their fake stacks) come from a pool and are reused between
+ * executions; each has an inaccessible guard page below it, so an overflow
+ * faults at once instead of scribbling on a neighbour.
  */
 #ifndef HF_FIBER_H
 #define HF_FIBER_H
@@ -37,6 +37,7 @@ struct hf_fiber {
     char *stack;              /* lowest usable byte (just above the guard page) */
     size_t stack_size;        /* usable bytes */
     void *fake_stack;         /* ASan's fake-stack handle while switched out */
+    hf_fiber_entry *entry;    /* what the fiber runs */
 };
 
 /* The stack size of every fiber, in bytes. */
@@ -57,15 +58,12 @@ void hf_fiber_release(hf_fiber *f);
 /* Suspends `from` (the running fiber) and resumes `to`. */
 void hf_fiber_switch(hf_fiber *from, hf_fiber *to);
 
-/* Like hf_fiber_switch, for a fiber that will never be resumed: tells ASan
- * to drop its fake stack. */
+/* Like hf_fiber_switch, for a fiber that will never be resumed; then
+ * hf_fiber_release gives its stack back. */
 void hf_fiber_switch_final(hf_fiber *from, hf_fiber *to);
 
-/* Must be the first call in every fiber entry function: completes the
- * sanitizer hand-over begun by the switch that started the fiber. */
-void hf_fiber_started(void);
-
-/* Frees pooled stacks (tests call it before checking for leaks). */
+/* Frees pooled stacks and their fake stacks (tests call it before checking
+ * for leaks). */
 void hf_fiber_pool_drain(void);
 
 #endif

@@ -282,7 +282,6 @@ static void finish_task(hf_task *t) {
 }
 
 static void task_entry(void) {
-    hf_fiber_started();
     hf_task *self = hf_w.current;
     if (setjmp(self->exit_env) == 0) self->fn(self->arg);
     finish_task(self);
