@@ -35,9 +35,12 @@
 #include <string.h>
 
 /* A site and whether it can race; a location with the task that touched it
- * first, whether another did, whether any store did, and the last site. */
+ * first, whether another did, whether any store did, and, until it is seen
+ * to race, every site that touched it: each of them can race once it does,
+ * the first task's earliest accesses as much as the latest. */
 typedef struct site_entry { uintptr_t site; uint32_t id; bool races; } site_entry;
-typedef struct location_entry { uintptr_t location, site; int task; bool shared, stored; } location_entry;
+typedef struct site_node { uintptr_t site; struct site_node *next; } site_node;
+typedef struct location_entry { uintptr_t location; site_node *sites; int task; bool shared, stored; } location_entry;
 /* How many accesses one task made at one site: key site << 9 | task. */
 typedef struct count_entry { uintptr_t key; uint32_t count; } count_entry;
 
@@ -96,9 +99,25 @@ static void clear(table *t, size_t entry_size) {
     *t = (table){NULL, entry_size, 0, 0};
 }
 
+static void free_sites(site_node *n) {
+    while (n) {
+        site_node *next = n->next;
+        free(n);
+        n = next;
+    }
+}
+
+static void clear_locations(void) {
+    for (size_t i = 0; i < calm.locations.capacity; i++) {
+        location_entry *l = (location_entry *)key_at(&calm.locations, i);
+        if (l->location) free_sites(l->sites);
+    }
+    clear(&calm.locations, sizeof(location_entry));
+}
+
 void hf_profile_free(void) {
     clear(&calm.sites, sizeof(site_entry));
-    clear(&calm.locations, sizeof(location_entry));
+    clear_locations();
     clear(&calm.counts, sizeof(count_entry));
     clear(&calm.unseen, sizeof(site_entry));
     calm.target = NULL;
@@ -164,7 +183,7 @@ void hf_profile_run_ends(void) {
     if (!calm.learning) return;
     calm.learning = false;
     note_tasks();
-    clear(&calm.locations, sizeof(location_entry));
+    clear_locations();
     clear(&calm.counts, sizeof(count_entry));
 }
 
@@ -187,9 +206,18 @@ uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int tas
         l->stored |= store;
         if (l->shared && l->stored) {
             s->races = true;
-            if (l->site) calm_site(l->site)->races = true;
+            for (const site_node *n = l->sites; n; n = n->next) calm_site(n->site)->races = true;
+            free_sites(l->sites);
+            l->sites = NULL;
+        } else {
+            site_node **at = &l->sites;
+            while (*at && (*at)->site != site) at = &(*at)->next;
+            if (!*at) {
+                *at = malloc(sizeof **at);
+                if (!*at) { fprintf(stderr, "heisenfuzz: out of memory for the calm run's profile\n"); abort(); }
+                **at = (site_node){site, NULL};
+            }
         }
-        l->site = site;
         return id;
     }
     if (calm.target != hf_w.target) return 0;
