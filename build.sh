@@ -278,15 +278,22 @@ build_afl_fuzzers() {   # out/NAME_afl, one per target
 
 # The mutator library runs inside afl-fuzz: position-independent, built like
 # the tool (no engine; load/store tracing catches spinning tasks); each copy
-# mutates for the target it is named after.
+# mutates for the target it is named after.  The same objects but the
+# targets, with the program's arguments (invocation.c), make
+# OUT/lib/libhf_pthread_mutator.a, which `build-pthread --afl` links a
+# program's own library with.
 build_afl_mutator() {   # out/NAME_afl_mutator.so, one per target
-    local rt tg tool mutator
+    local rt tg tool mutator invocation
     rt=$(compile "$obj/pic" "$cflags -fPIC" $RUNTIME_SOURCES)
     tg=$(compile "$obj/pic" "$cflags -fPIC -fsanitize-coverage=trace-pc-guard $TRACE_ACCESSES" $TARGET_SOURCES)
     tool=$(compile "$obj/pic" "$cflags -fPIC" $TOOL_SOURCES $NO_ENGINE_SOURCES)
     mutator=$(compile "$obj/pic" "$cflags -fPIC" $AFL_MUTATOR_SOURCES)
+    invocation=$(compile "$obj/pic" "$cflags -fPIC" fuzz/engine/invocation.c)
+    rm -f "$out/lib/libhf_pthread_mutator.a"
     # shellcheck disable=SC2086
-    $CC $cflags -shared -o "$obj/all_afl_mutator.so" $mutator $tool $rt $tg -lm
+    ar rcs "$out/lib/libhf_pthread_mutator.a" $mutator $invocation $tool $rt
+    # shellcheck disable=SC2086
+    $CC $cflags -shared -o "$obj/all_afl_mutator.so" $mutator $invocation $tool $rt $tg -lm
     for name in $(target_names "$out/heisenfuzz"); do
         case $name in *_nohint_*) continue ;; esac
         cp "$obj/all_afl_mutator.so" "$out/${name}_afl_mutator.so"

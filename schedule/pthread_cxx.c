@@ -98,7 +98,7 @@ void hfp_cxx_thread_detach(pthread_t *self) {
 
 /* A fixed number: the machine's differs from one machine to the next. */
 unsigned hfp_cxx_hardware_concurrency(void);
-unsigned hfp_cxx_hardware_concurrency(void) { return 4; }
+unsigned hfp_cxx_hardware_concurrency(void) { return HFP_PROCESSORS; }
 
 /* std::this_thread::__sleep_for(seconds, nanoseconds): two integers. */
 void hfp_cxx_sleep_for(int64_t seconds, int64_t nanoseconds);

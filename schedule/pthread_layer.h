@@ -21,9 +21,16 @@
 #include "world.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
+
+/* The processors a program is told it has (sysconf, get_nprocs,
+ * std::thread::hardware_concurrency): the same on every machine. */
+enum { HFP_PROCESSORS = 4 };
 
 enum { HFP_KEYS = 128 };   /* pthread keys per run (POSIX asks for at least 128) */
 
@@ -43,6 +50,11 @@ typedef struct hfp_thread {
     struct hfp_tls_dtor *tls_dtors;
     void *eh_caught;
     unsigned eh_uncaught;
+    /* pthread_signals.c: the thread's mask, the signals sent to it and not
+     * yet taken, and the set it waits for in sigwait (else NULL). */
+    sigset_t signals_blocked, signals_pending;
+    const sigset_t *signals_awaited;
+    hf_waitq signal_waiters;
 } hfp_thread;
 
 typedef struct hfp_key {
@@ -108,6 +120,8 @@ static inline void hfp_point(void) {
 }
 
 hfp_thread *hfp_self(void);
+/* The thread of a pthread_t, or NULL when the run has none such. */
+hfp_thread *hfp_thread_of(pthread_t thread);
 
 /* pthread_cxx.c: a run starts (its C++ state set up for it); thread `t`
  * ends (its thread_local objects destroyed). */
@@ -138,6 +152,12 @@ void hfp_restore_globals(void);
 /* The run's start: main's argc, with a copy of its arguments and the fixed
  * environment in the run's arena; stdin reopened on the set bytes. */
 int hfp_invocation(char ***argv, char ***envp);
+
+/* The program's stdin and its output (pthread_libc.c). */
+extern FILE *hfp_stdin, *hfp_stdout, *hfp_stderr;
+
+/* Before each run: its file system starts as the real one (pthread_files.c). */
+void hfp_files_run_starts(void);
 
 /* Ends the run as the process would end (exit status, from any thread). */
 void hfp_process_exit(int status) __attribute__((noreturn));

@@ -24,7 +24,8 @@
  * (HFP_ENVIRONMENT), never the real one, which differs between machines,
  * shells and engines: a program that branches on it would not replay.
  * stdin is the set bytes, read from the start in every run; changes the
- * program makes to its environment last until the run ends.
+ * program makes to its environment last until the run ends.  getopt's
+ * state starts over in every run, and the processor count is fixed.
  */
 #define _GNU_SOURCE
 #include "pthread_layer.h"
@@ -234,10 +235,25 @@ FILE *hfp_stdout, *hfp_stderr;
 /* The program's main, as in pthread_thread.c. */
 extern int hfp_main(int argc, char **argv, char **envp) __attribute__((weak));
 
+/* HEISENFUZZ_PROGRAM_OUTPUT=FILE: stdout goes to FILE, which holds the
+ * last run's alone (a replay's, not the calm run's made before it). */
+static bool stdout_to_file;
+
 /* Before the program's own constructors, which may print. */
 __attribute__((constructor(101))) static void open_program_output(void) {
     if (!hfp_main) return;
-    if (getenv("HEISENFUZZ_PROGRAM_OUTPUT")) {
+    const char *shown = getenv("HEISENFUZZ_PROGRAM_OUTPUT");
+    if (shown && *shown && strcmp(shown, "1")) {
+        hfp_stdout = fopen(shown, "w");
+        hfp_stderr = stderr;
+        if (!hfp_stdout) {
+            fprintf(stderr, "heisenfuzz: HEISENFUZZ_PROGRAM_OUTPUT=%s: %s\n", shown, strerror(errno));
+            exit(2);
+        }
+        stdout_to_file = true;
+        return;
+    }
+    if (shown) {
         hfp_stdout = stdout;
         hfp_stderr = stderr;
         return;
@@ -245,6 +261,28 @@ __attribute__((constructor(101))) static void open_program_output(void) {
     FILE *null = fopen("/dev/null", "w");
     hfp_stdout = hfp_stderr = null ? null : stderr;
 }
+
+/* A run's start: the output file emptied. */
+static void start_output(void) {
+    if (!stdout_to_file) return;
+    fflush(hfp_stdout);
+    rewind(hfp_stdout);
+    if (ftruncate(fileno(hfp_stdout), 0) != 0)
+        hf_fail(HF_FAIL_CONFIG, NULL, "cannot empty HEISENFUZZ_PROGRAM_OUTPUT's file: %s", strerror(errno));
+}
+
+/* The machine's processors (HFP_PROCESSORS), which differ between machines. */
+long hfp_sysconf(int name);
+long hfp_sysconf(int name) {
+    if (name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) return HFP_PROCESSORS;
+    return sysconf(name);
+}
+
+int hfp_get_nprocs(void);
+int hfp_get_nprocs(void) { return HFP_PROCESSORS; }
+
+int hfp_get_nprocs_conf(void);
+int hfp_get_nprocs_conf(void) { return HFP_PROCESSORS; }
 
 int hfp_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 int hfp_vprintf(const char *fmt, va_list ap) { return vfprintf(hfp_stdout, fmt, ap); }
@@ -348,6 +386,14 @@ int hfp_invocation(char ***argv, char ***envp) {
         invocation.stdin_changed = false;
     }
     rewind(hfp_stdin);
+    start_output();
+    /* getopt's state is the C library's, not the program's globals: a run
+     * would go on parsing where the last one stopped (xz's second run
+     * skipped its options).  optind = 0 makes glibc's getopt start over. */
+    optind = 0;
+    opterr = 1;
+    optopt = '?';
+    optarg = NULL;
     return invocation.argc;
 }
 

@@ -145,6 +145,7 @@ int hfp_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*st
     int detach_state = PTHREAD_CREATE_JOINABLE;
     if (attr) pthread_attr_getdetachstate(attr, &detach_state);
     t->detached = detach_state == PTHREAD_CREATE_DETACHED;
+    t->signals_blocked = hfp_self()->signals_blocked;
     int id = hf_spawn(hf_printf("thread%d", ++hfp.threads_created), thread_entry, t);
     hfp.threads[id] = t;
     *thread = (pthread_t)id;
@@ -154,13 +155,13 @@ int hfp_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*st
     return 0;
 }
 
-static hfp_thread *thread_of(pthread_t thread) {
+hfp_thread *hfp_thread_of(pthread_t thread) {
     return thread >= 1 && thread <= (pthread_t)hf_w.task_count ? hfp.threads[thread] : NULL;
 }
 
 int hfp_pthread_join(pthread_t thread, void **retval);
 int hfp_pthread_join(pthread_t thread, void **retval) {
-    hfp_thread *t = thread_of(thread);
+    hfp_thread *t = hfp_thread_of(thread);
     if (!t) return ESRCH;
     if (t->detached || t->joined) return EINVAL;
     if ((int)thread == hf_self()) return EDEADLK;
@@ -175,7 +176,7 @@ int hfp_pthread_join(pthread_t thread, void **retval) {
 
 int hfp_pthread_detach(pthread_t thread);
 int hfp_pthread_detach(pthread_t thread) {
-    hfp_thread *t = thread_of(thread);
+    hfp_thread *t = hfp_thread_of(thread);
     if (!t) return ESRCH;
     if (t->detached) return EINVAL;
     t->detached = true;
@@ -230,7 +231,7 @@ int hfp_pthread_setname_np(pthread_t thread, const char *name) {
 
 int hfp_pthread_getname_np(pthread_t thread, char *name, size_t size);
 int hfp_pthread_getname_np(pthread_t thread, char *name, size_t size) {
-    if (!thread_of(thread)) return ESRCH;
+    if (!hfp_thread_of(thread)) return ESRCH;
     int n = snprintf(name, size, "%s", hf_task_name((int)thread));
     return n < 0 || (size_t)n >= size ? ERANGE : 0;
 }
@@ -239,7 +240,7 @@ int hfp_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *s
 int hfp_pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set) {
     (void)size;
     (void)set;
-    return thread_of(thread) ? 0 : ESRCH;
+    return hfp_thread_of(thread) ? 0 : ESRCH;
 }
 
 static void unsupported(const char *call) __attribute__((noreturn));
@@ -249,13 +250,6 @@ static void unsupported(const char *call) {
 
 int hfp_pthread_cancel(pthread_t thread);
 int hfp_pthread_cancel(pthread_t thread) { (void)thread; unsupported("pthread_cancel"); }
-
-int hfp_pthread_kill(pthread_t thread, int sig);
-int hfp_pthread_kill(pthread_t thread, int sig) {
-    (void)thread;
-    (void)sig;
-    unsupported("pthread_kill");
-}
 
 pid_t hfp_fork(void);
 pid_t hfp_fork(void) { unsupported("fork"); }
@@ -296,6 +290,7 @@ static void program_main(void *arg) {
     hfp.run = runs;
     hfp.rand_state = 1;
     hfp_restore_globals();
+    hfp_files_run_starts();
     hfp_cxx_run_starts();
     hfp_thread *t = hf_alloc(sizeof *t);
     hfp.threads[hf_self()] = t;
@@ -311,6 +306,8 @@ static void program_main(void *arg) {
     hfp_cxx_thread_ends(t);
     run_key_destructors(t);
 }
+
+bool hf_pthread_program_linked(void) { return hfp_main != NULL; }
 
 const hf_target hf_pthread_program_target = {
     .name = "pthread_program",

@@ -153,6 +153,14 @@ check $? "cc --help says how it works: engine and configure by the environment"
 "$hf" c++ --help | grep '^usage: heisenfuzz c++' >/dev/null
 check $? "c++ --help"
 
+# Assembly takes no C header and has no accesses to trace (zstd's
+# huf_decompress_amd64.S): compiled with the recorded flags alone, and linked.
+printf '#define VALUE 7\n.globl asm_value\n.text\nasm_value:\n    movl $VALUE, %%eax\n    ret\n.section .note.GNU-stack,"",@progbits\n' >value.S
+printf 'int asm_value(void);\nint main(void) { return asm_value() == 7 ? 0 : 1; }\n' >uses_asm.c
+"$hf" cc -c value.S -o value.o 2>asm.log && "$hf" cc uses_asm.c value.o -o uses_asm 2>>asm.log &&
+    ./uses_asm --replay /dev/null 2>/dev/null | grep -q '^verdict: ok'
+check $? "an assembly source (.S) compiles and links into the fuzzer: $(head -1 asm.log)"
+
 printf 'int main(void) { return undeclared; }\n' >broken.c
 "$hf" cc -c broken.c -o broken.o 2>err.log
 status=$?

@@ -86,6 +86,7 @@ const hf_target *hf_target_for_program(const char *program, char *error, size_t 
     }
     if (added) return added;   /* the binary's own target (a pthread program's fuzzer) */
     if (hf_target_count() == 1) return hf_target_list()[0];
+    if (hf_target_count() == 0 && hf_pthread_program_linked()) return &hf_pthread_program_target;
     if (hf_target_count() == 0) {
         snprintf(error, error_size, "%s defines no target (HF_DEFINE_TARGET)", program);
         return NULL;

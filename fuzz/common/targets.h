@@ -24,7 +24,9 @@ void hf_target_add(const hf_target *t);
 const hf_target *hf_target_added(void);
 
 /* The target a fuzzer binary runs: the one HEISENFUZZ_TARGET names, else
- * the one hf_target_add made known, else the only one linked in, else the one the program is named after
+ * the one hf_target_add made known, else the only one linked in, else the
+ * pthread program linked in (an AFL++ mutator library build-pthread --afl
+ * wrote holds one and no target), else the one the program is named after
  * (PROGRAM's base name less a _bytes_fuzzer, _fuzzer, _afl_mutator.so, _afl or
  * _replay ending).  NULL, with
  * a one-line reason in `error`, when none of these picks one. */
@@ -48,6 +50,8 @@ void hf_target_family(const hf_target *t, char *out, size_t size);
  * its regression tests are built with the program (regress.h). */
 extern const hf_target hf_pthread_program_target;
 bool hf_target_is_pthread_program(const hf_target *t);
+/* Whether this binary or library holds a program (its main, renamed). */
+bool hf_pthread_program_linked(void);
 
 /* What the program's main runs with from the next run on, each run the
  * same (schedule/pthread_libc.c): argv is "program" and `args` (copied),

@@ -289,7 +289,9 @@ static bool run_for_mutator_library(const hf_target *t, const uint8_t *data, siz
     if (!hf_channel_connected()) return false;
     hf_run_logged(t, data, size, &log, r);
     uint32_t n = hf_feedback_take_coverage(code, HF_CHANNEL_CODE_MAX, r->outcome != HF_OK);
-    hf_channel_send(data, size, &log, hf_last_decisions(), hf_last_features(), code, n);
+    uint32_t pairs;
+    const hf_reads_from_pair *pair = hf_last_reads_from(&pairs);
+    hf_channel_send(data, size, &log, hf_last_decisions(), hf_last_features(), code, n, pair, pairs);
     return true;
 }
 #endif

@@ -10,10 +10,16 @@
  * mutations on every queue entry the library passes on.  The target runs in
  * the fuzzed binary, out of reach, so the library holds the targets too, and
  * mutates for the one its file is named after (or HEISENFUZZ_TARGET names:
- * hf_target_for_program).
+ * hf_target_for_program).  `heisenfuzz build-pthread --afl -o PATH` writes
+ * one for its program, PATH_mutator.so, holding the program's code built
+ * again to be loaded; its own runs give main the arguments and stdin
+ * HEISENFUZZ_ARGS and HEISENFUZZ_STDIN say (invocation.h), so a program
+ * that takes some needs them in afl-fuzz's environment, not only on the
+ * fuzzed binary's command line.
  *
  * The fuzzed binary hands it every run through the run channel
- * (run_channel.h): decisions, behaviour features and code coverage.  The
+ * (run_channel.h): decisions, behaviour features, code coverage and the
+ * reads-from pairs the ORDER mutation draws on.  The
  * library judges them as libFuzzer's corpus would (new behaviour or new
  * code), keeps the inputs that showed something new, and draws its parents
  * from those, while AFL++'s map stays nearly empty (feedback.h: AFL++
@@ -36,6 +42,7 @@
 #define _GNU_SOURCE   /* dladdr */
 #include "mutate.h"
 #include "files.h"
+#include "invocation.h"
 #include "run.h"
 #include "run_channel.h"
 #include "shared_corpus.h"
@@ -103,6 +110,11 @@ void *afl_custom_init(void *afl, unsigned int seed) {
         fprintf(stderr, "heisenfuzz: the AFL++ mutator library finds no target: %s\n",
                 self.dli_fname ? error : "its own file name is unknown");
         return NULL;
+    }
+    if (hf_target_is_pthread_program(t)) {
+        hf_invocation program;
+        hf_invocation_from_env(&program);
+        if (hf_invocation_apply(&program) != 0) return NULL;
     }
     afl_mutator *m = calloc(1, sizeof *m);
     if (!m) return NULL;

@@ -363,6 +363,7 @@ const hf_target *hf_fuzzer_start(int *argc, char ***argv) {
         fprintf(stderr, "  HEISENFUZZ_ARGS='A B'        main's arguments when no -- gives them (split at spaces, no quoting)\n"
                         "  HEISENFUZZ_STDIN=FILE        the program's stdin when no -- gives it (else empty)\n"
                         "  HEISENFUZZ_PROGRAM_OUTPUT=1  show the program's own stdout/stderr\n"
+                        "  HEISENFUZZ_PROGRAM_OUTPUT=FILE  its stdout into FILE (the last run's), stderr shown\n"
                         "  HEISENFUZZ_TRACE_HASH=1      print every run's trace hash\n"
                         "  libFuzzer's own flags: %s -help=1\n", prog);
         exit(0);

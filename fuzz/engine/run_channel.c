@@ -28,8 +28,10 @@ typedef struct channel {
     uint32_t size;
     uint32_t deviations;
     uint32_t code_count;
+    uint32_t pair_count;
     uint8_t input[CHANNEL_INPUT_MAX];
     uint64_t code[HF_CHANNEL_CODE_MAX];
+    hf_reads_from_pair pairs[HF_READS_FROM_PAIRS_KEPT];
     hf_deviation taken[HF_DEVIATIONS_KEPT];
     hf_features features;   /* count, list, first_decision and kind: what the mutator reads */
     hf_decision_log log;    /* each array up to its count (or its capacity) */
@@ -78,11 +80,12 @@ bool hf_channel_receive(hf_run_view *run) {
     uint64_t n = __atomic_load_n(&c->written, __ATOMIC_ACQUIRE);
     if (n == 0 || n == reader.received || __atomic_load_n(&c->writing, __ATOMIC_ACQUIRE) != n) return false;
     reader.received = n;
-    if (c->size > CHANNEL_INPUT_MAX || c->features.count > HF_FEATURES_MAX || c->code_count > HF_CHANNEL_CODE_MAX)
+    if (c->size > CHANNEL_INPUT_MAX || c->features.count > HF_FEATURES_MAX || c->code_count > HF_CHANNEL_CODE_MAX ||
+        c->pair_count > HF_READS_FROM_PAIRS_KEPT)
         return false;
     *run = (hf_run_view){.data = c->input, .size = c->size, .log = &c->log, .taken = c->taken,
                          .deviations = c->deviations, .features = &c->features, .code = c->code,
-                         .code_count = c->code_count};
+                         .code_count = c->code_count, .pairs = c->pairs, .pair_count = c->pair_count};
     return true;
 }
 
@@ -147,8 +150,9 @@ static void copy_features(hf_features *to, const hf_features *from) {
 }
 
 void hf_channel_send(const uint8_t *data, size_t size, const hf_decision_log *log, const hf_decider *d,
-                     const hf_features *f, const uint64_t *code, uint32_t code_count) {
-    assert(code_count <= HF_CHANNEL_CODE_MAX);
+                     const hf_features *f, const uint64_t *code, uint32_t code_count,
+                     const hf_reads_from_pair *pairs, uint32_t pair_count) {
+    assert(code_count <= HF_CHANNEL_CODE_MAX && pair_count <= HF_READS_FROM_PAIRS_KEPT);
     channel *c = writer();
     if (!c || size > CHANNEL_INPUT_MAX) return;
     /* A run killed half-way (AFL++'s timeout) leaves `writing` ahead of
@@ -162,6 +166,8 @@ void hf_channel_send(const uint8_t *data, size_t size, const hf_decision_log *lo
     copy_features(&c->features, f);
     c->code_count = code_count;
     if (code_count) memcpy(c->code, code, code_count * sizeof *c->code);
+    c->pair_count = pair_count;
+    if (pair_count) memcpy(c->pairs, pairs, pair_count * sizeof *c->pairs);
     copy_log(&c->log, log);
     __atomic_store_n(&c->written, n, __ATOMIC_RELEASE);
 }

@@ -11,8 +11,9 @@
  * afl-fuzz starts the target and names in the environment the target
  * inherits (HEISENFUZZ_RUN_CHANNEL, a file descriptor); the fuzzer writes
  * each run there (its input, its decision log, the deviations it took,
- * its behaviour features and its code coverage), and the library reads the
- * last one each time AFL++ asks it for a mutation.  AFL++ never runs the
+ * its behaviour features, its code coverage and its reads-from pairs),
+ * and the library reads the last one each time AFL++ asks it for a
+ * mutation.  AFL++ never runs the
  * target while its mutator works, so one slot is enough.
  */
 #ifndef HF_RUN_CHANNEL_H
@@ -41,10 +42,12 @@ bool hf_channel_connected(void);
  * edges; the targets reach a few hundred). */
 enum { HF_CHANNEL_CODE_MAX = 1 << 14 };
 
-/* Writes one run to the channel, with `code_count` code coverage features.
+/* Writes one run to the channel, with `code_count` code coverage features
+ * and `pair_count` reads-from pairs (at most HF_READS_FROM_PAIRS_KEPT).
  * An input longer than the channel holds is not sent: the mutator then
  * runs it itself, as without a channel. */
 void hf_channel_send(const uint8_t *data, size_t size, const hf_decision_log *log, const hf_decider *d,
-                     const hf_features *f, const uint64_t *code, uint32_t code_count);
+                     const hf_features *f, const uint64_t *code, uint32_t code_count,
+                     const hf_reads_from_pair *pairs, uint32_t pair_count);
 
 #endif

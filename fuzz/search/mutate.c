@@ -335,14 +335,14 @@ static input_map *keep(const hf_run_view *run, uint64_t hash) {
 /* The run this process made last, of data[0..size), logged in M.log. */
 static hf_run_view last_run(const uint8_t *data, size_t size) {
     const hf_decider *d = hf_last_decisions();
-    return (hf_run_view){.data = data, .size = size, .log = &M.log, .taken = d->taken,
-                         .deviations = d->deviations, .features = hf_last_features()};
+    hf_run_view run = {.data = data, .size = size, .log = &M.log, .taken = d->taken,
+                       .deviations = d->deviations, .features = hf_last_features()};
+    run.pairs = hf_last_reads_from(&run.pair_count);
+    return run;
 }
 
-/* Notes the reads-from pairs of the run just made. */
-static void learn_pairs(void) {
-    uint32_t count;
-    const hf_reads_from_pair *p = hf_last_reads_from(&count);
+/* Notes a run's reads-from pairs. */
+static void learn_pairs(const hf_reads_from_pair *p, uint32_t count) {
     for (uint32_t i = 0; i < count && M.pairs < PAIRS_KEPT; i++) {
         if (!p[i].store_site) continue;   /* the first value: no store to order against */
         size_t at = hf_mix64(p[i].load_site ^ hf_mix64(p[i].store_site)) % PAIR_SLOTS;
@@ -372,14 +372,15 @@ void hf_mutator_observe(const uint8_t *data, size_t size) {
     hf_run_view run = last_run(data, size);
     uint64_t hash = hash_input(data, size);
     credit(hash, keep(&run, hash)->novel);
-    learn_pairs();
+    learn_pairs(run.pairs, run.pair_count);
 }
 
 bool hf_mutator_observe_run(const hf_run_view *run) {
-    assert(run->log && run->features && (run->taken || !run->deviations));
+    assert(run->log && run->features && (run->taken || !run->deviations) && (run->pairs || !run->pair_count));
     uint64_t hash = hash_input(run->data, run->size);
     bool novel = keep(run, hash)->novel;
     credit(hash, novel);
+    learn_pairs(run->pairs, run->pair_count);
     return novel;
 }
 
@@ -393,8 +394,8 @@ static const input_map *map_of(const uint8_t *data, size_t size) {
     hf_result r;
     hf_run_logged(M.target, data, size, &M.log, &r);
     M.runs++;
-    learn_pairs();
     hf_run_view run = last_run(data, size);
+    learn_pairs(run.pairs, run.pair_count);
     return keep(&run, hash);
 }
 

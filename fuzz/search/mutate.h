@@ -54,6 +54,7 @@
 #include "decide.h"
 #include "hf.h"
 #include "records.h"
+#include "run.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -93,7 +94,9 @@ hf_decision_log *hf_mutator_log(void);
 void hf_mutator_observe(const uint8_t *data, size_t size);
 
 /* One run as the mutator learns from it: the input, the log hf_run_logged
- * filled, the deviations the run took and the behaviour it showed. */
+ * filled, the deviations the run took, the behaviour it showed and the
+ * reads-from pairs it made (the ORDER mutation's and the constrained
+ * generators' material). */
 typedef struct hf_run_view {
     const uint8_t *data;
     size_t size;
@@ -103,6 +106,8 @@ typedef struct hf_run_view {
     const hf_features *features;
     const uint64_t *code;        /* the target's code coverage as features, when the engine's */
     uint32_t code_count;         /* map is not the judge of it (run_channel.h); else none */
+    const hf_reads_from_pair *pairs;   /* hf_last_reads_from's, of that run */
+    uint32_t pair_count;
 } hf_run_view;
 
 /* As hf_mutator_observe, for a run another process made (run_channel.h);

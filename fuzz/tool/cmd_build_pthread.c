@@ -16,6 +16,11 @@
  * and linked with OUT/lib/libhf_pthread_ENGINE.a, which build.sh wrote
  * with the same optimisation and sanitizer as this tool.
  *
+ * With --afl the fuzzer is AFL++'s, and PATH_mutator.so beside it is the
+ * program's decision mutator library, for AFL_CUSTOM_MUTATOR_LIBRARY
+ * (fuzz/engine/mutator_afl.c): without it AFL++ mutates the decision
+ * bytes blindly.
+ *
  * C++ sources (.cc, .cpp, .cxx, .c++, .C) compile with clang++, and the
  * program then links with clang++; what of libstdc++'s threads the
  * renaming reaches is in schedule/pthread_cxx.c.
@@ -106,7 +111,11 @@ static int parse(int argc, char **argv, options *o) {
     return 0;
 }
 
-static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
+/* Compiles the sources with `kit`, renames their references and merges
+ * them into `merged` (in tmp, its objects named after `tag`).  Returns 0,
+ * or the failure status after a message. */
+static int compile_program(const options *o, hf_pthread_kit *kit, const char *tmp, const char *tag, char *merged,
+                           size_t merged_size) {
     char log[PATH_MAX], objects[MAX_SOURCES][PATH_MAX];
     snprintf(log, sizeof log, "%s/compile.log", tmp);
     for (int s = 0; s < o->source_count; s++) {
@@ -114,7 +123,7 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
         bool source_cxx = hf_pthread_build_is_cxx(o->sources[s]);
         int n = hf_pthread_build_compile_args(kit, source_cxx, args);
         for (int f = 0; f < o->cflag_count && n < HF_PTHREAD_BUILD_MAX_ARGS - 5; f++) args[n++] = (char *)o->cflags[f];
-        snprintf(objects[s], sizeof objects[s], "%s/%d.o", tmp, s);
+        snprintf(objects[s], sizeof objects[s], "%s/%s%d.o", tmp, tag, s);
         args[n++] = "-c";
         args[n++] = (char *)o->sources[s];
         args[n++] = "-o";
@@ -129,9 +138,7 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
         }
         if (hf_pthread_build_rename(kit, objects[s], log) != 0) return fail("objcopy failed on %s", objects[s]);
     }
-
-    char merged[PATH_MAX];
-    snprintf(merged, sizeof merged, "%s/program.o", tmp);
+    snprintf(merged, merged_size, "%s/%sprogram.o", tmp, tag);
     char *inputs[MAX_SOURCES];
     for (int s = 0; s < o->source_count; s++) inputs[s] = objects[s];
     if (hf_pthread_build_merge(kit, inputs, o->source_count, merged, log) != 0) {
@@ -139,6 +146,37 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
         hf_pthread_build_first_error(log, message, sizeof message);
         return fail("merging the objects failed: %s", message);
     }
+    return 0;
+}
+
+/* Links the merged program (and a test's object, or NULL) with `kit` into
+ * `temporary`.  Returns 0, or the failure status after a message. */
+static int link_program(const options *o, hf_pthread_kit *kit, const char *tmp, const char *merged,
+                        const char *test_object, const char *temporary) {
+    char *args[HF_PTHREAD_BUILD_MAX_ARGS];
+    int n = hf_pthread_build_link_args(kit, o->cxx, test_object != NULL, args);
+    for (int f = 0; f < o->cflag_count && n < HF_PTHREAD_BUILD_MAX_ARGS - 16; f++) args[n++] = (char *)o->cflags[f];
+    args[n++] = "-o";
+    args[n++] = (char *)temporary;
+    args[n++] = (char *)merged;
+    if (test_object) args[n++] = (char *)test_object;
+    hf_pthread_build_link_tail(kit, test_object != NULL, args, n);
+    char link_log[PATH_MAX];
+    snprintf(link_log, sizeof link_log, "%s/link.log", tmp);
+    if (hf_pthread_build_run(args, kit->env, link_log, o->verbose) != 0) {
+        char message[1024];
+        hf_pthread_build_first_error(link_log, message, sizeof message);
+        unlink(temporary);
+        return fail("linking %s failed: %s", kit->library ? "the mutator library" : "the program", message);
+    }
+    return 0;
+}
+
+static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
+    char log[PATH_MAX], merged[PATH_MAX];
+    snprintf(log, sizeof log, "%s/compile.log", tmp);
+    int status = compile_program(o, kit, tmp, "", merged, sizeof merged);
+    if (status) return status;
     char nm_log[PATH_MAX];
     snprintf(nm_log, sizeof nm_log, "%s/nm.log", tmp);
     if (!hf_pthread_build_defines_main(kit, merged, nm_log))
@@ -161,7 +199,7 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
         args[t++] = "-o";
         args[t++] = test_object;
         args[t] = NULL;
-        int status = hf_pthread_build_run(args, NULL, log, o->verbose);
+        status = hf_pthread_build_run(args, NULL, log, o->verbose);
         if (status != 0) {
             char message[1024];
             hf_pthread_build_first_error(log, message, sizeof message);
@@ -179,21 +217,27 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
         snprintf(output, sizeof output, "%.*s_%s", (int)(dot - base), base, o->afl ? "afl" : "fuzzer");
     }
     snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
-    char *args[HF_PTHREAD_BUILD_MAX_ARGS];
-    int n = hf_pthread_build_link_args(kit, o->cxx, o->test != NULL, args);
-    for (int f = 0; f < o->cflag_count && n < HF_PTHREAD_BUILD_MAX_ARGS - 16; f++) args[n++] = (char *)o->cflags[f];
-    args[n++] = "-o";
-    args[n++] = temporary;
-    args[n++] = merged;
-    if (o->test) args[n++] = test_object;
-    hf_pthread_build_link_tail(kit, o->test != NULL, args, n);
-    char link_log[PATH_MAX];
-    snprintf(link_log, sizeof link_log, "%s/link.log", tmp);
-    if (hf_pthread_build_run(args, kit->env, link_log, o->verbose) != 0) {
-        char message[1024];
-        hf_pthread_build_first_error(link_log, message, sizeof message);
-        unlink(temporary);
-        return fail("linking failed: %s", message);
+    status = link_program(o, kit, tmp, merged, o->test ? test_object : NULL, temporary);
+    if (status) return status;
+
+    /* AFL++'s fuzzer comes with its mutator library, PATH_mutator.so: the
+     * program built again to be loaded into afl-fuzz.  The library is
+     * written first; when it cannot be, the fuzzer is not written either. */
+    char library[PATH_MAX + 16], library_temporary[PATH_MAX + 32];
+    snprintf(library, sizeof library, "%s_mutator.so", output);
+    snprintf(library_temporary, sizeof library_temporary, "%s.tmp%d", library, (int)getpid());
+    if (o->afl) {
+        char error[PATH_MAX + 128], library_merged[PATH_MAX];
+        status = hf_pthread_build_as_mutator_library(kit, error, sizeof error) != 0 ? fail("%s", error) : 0;
+        if (!status) status = compile_program(o, kit, tmp, "pic", library_merged, sizeof library_merged);
+        if (!status) status = link_program(o, kit, tmp, library_merged, NULL, library_temporary);
+        if (!status && rename(library_temporary, library) != 0)
+            status = fail("cannot write %s: %s", library, strerror(errno));
+        if (status) {
+            unlink(temporary);
+            unlink(library_temporary);
+            return status;
+        }
     }
     if (rename(temporary, output) != 0) {
         int e = errno;
@@ -201,7 +245,8 @@ static int build(const options *o, hf_pthread_kit *kit, const char *tmp) {
         return fail("cannot write %s: %s", output, strerror(e));
     }
     if (o->test) printf("heisenfuzz: built %s (the test %s, no engine)\n", output, o->test);
-    else printf("heisenfuzz: built %s (%s)\n", output, o->afl ? "afl" : "libfuzzer");
+    else if (o->afl) printf("heisenfuzz: built %s (afl) and its mutator library %s\n", output, library);
+    else printf("heisenfuzz: built %s (libfuzzer)\n", output);
     return 0;
 }
 

@@ -248,7 +248,11 @@ static int compile_one(hf_pthread_kit *kit, const invocation *v, const char *sou
     const char *written = in_place ? object : temporary;
     char **args = calloc((size_t)v->flag_count + HF_PTHREAD_BUILD_PREFIX + 16, sizeof *args);
     if (!args) return fail("out of memory");
-    int n = hf_pthread_build_compile_args(kit, v->cxx_driver || hf_pthread_build_is_cxx(source), args);
+    /* Assembly has no accesses to trace and takes no C header: the
+     * recorded flags alone (zstd's huf_decompress_amd64.S). */
+    bool assembly = hf_pthread_build_has_suffix(source, ".s") || hf_pthread_build_has_suffix(source, ".S");
+    int n = assembly ? hf_pthread_build_plain_args(kit, v->cxx_driver, args)
+                     : hf_pthread_build_compile_args(kit, v->cxx_driver || hf_pthread_build_is_cxx(source), args);
     for (int f = 0; f < v->flag_count; f++) args[n++] = v->flags[f];
     /* The dependency file names the object make asked for, not the
      * temporary, and sits where the compiler would put it (OBJECT less

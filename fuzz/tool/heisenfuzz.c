@@ -124,9 +124,9 @@ static const struct command {
      "build-pthread PROG.c|PROG.cpp... [-o PATH] [--afl | --test TEST.c] [-v] [-- CFLAGS]",
      "build an unmodified pthread program (C, or C++ with std::thread) with a main into a fuzzer of its schedules at PATH "
      "(default PROG_fuzzer): threads run as tasks, every shared memory access and pthread call is a "
-     "preemption point, a failed assert, abort(), exit status, crash or deadlock is a crash. "
+     "preemption point, a failed assert, abort(), exit status, crash or deadlock is a crash; each run has its own copy of the files it touches. "
      "PATH --replay FILE... prints a run's timeline; PATH --minimize FILE -o OUT shrinks a crash. "
-     "--afl builds for AFL++; -v shows the commands; CFLAGS go to clang (clang++ for C++ sources).  --test TEST.c builds, instead of a "
+     "--afl builds for AFL++, and beside PATH its decision mutator library PATH_mutator.so (AFL_CUSTOM_MUTATOR_LIBRARY, with AFL_CUSTOM_MUTATOR_ONLY=1); -v shows the commands; CFLAGS go to clang (clang++ for C++ sources).  --test TEST.c builds, instead of a "
      "fuzzer, the program with TEST.c's main and no engine (default PATH: TEST): a regression test that "
      "minimize --emit-test wrote for this program"},
     /* A compiler's options are the compiler's: passed through, never

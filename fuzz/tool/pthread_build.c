@@ -42,6 +42,7 @@ int hf_pthread_build_load(hf_pthread_kit *kit, bool afl, bool verbose, char *err
     snprintf(kit->lib, sizeof kit->lib, "%.*s/lib", PATH_MAX - 8, exe);
     const char *engine = afl ? "afl" : "libfuzzer";
     snprintf(kit->archive, sizeof kit->archive, "%.*s/libhf_pthread_%s.a", PATH_MAX - 32, kit->lib, engine);
+    snprintf(kit->mutator_archive, sizeof kit->mutator_archive, "%.*s/libhf_pthread_mutator.a", PATH_MAX - 32, kit->lib);
     snprintf(kit->syms, sizeof kit->syms, "%.*s/pthread.syms", PATH_MAX - 32, kit->lib);
     snprintf(kit->script, sizeof kit->script, "%.*s/pthread.ld", PATH_MAX - 32, kit->lib);
     snprintf(kit->header, sizeof kit->header, "%.*s/include/pthread_atomics.h", PATH_MAX - 32, kit->lib);
@@ -68,6 +69,20 @@ int hf_pthread_build_load(hf_pthread_kit *kit, bool afl, bool verbose, char *err
     kit->cxx = afl ? "afl-clang-fast++" : "clang++";
     static char *afl_env[] = {"AFL_LLVM_INSTRUMENT=LLVM-NATIVE", "AFL_QUIET=1", NULL};
     kit->env = afl ? afl_env : NULL;
+    return 0;
+}
+
+int hf_pthread_build_as_mutator_library(hf_pthread_kit *kit, char *error, size_t size) {
+    assert(kit && kit->afl && !kit->library);
+    if (access(kit->mutator_archive, R_OK) != 0) {
+        snprintf(error, size, "no %s (build it with ./build.sh; AFL++ needs afl-clang-fast and no sanitizer)",
+                 kit->mutator_archive);
+        return -1;
+    }
+    kit->library = true;
+    kit->cc = "clang";
+    kit->cxx = "clang++";
+    kit->env = NULL;
     return 0;
 }
 
@@ -151,6 +166,7 @@ int hf_pthread_build_compile_args(hf_pthread_kit *kit, bool cxx, char **args) {
     /* MSan's instrumentation reads its own thread-locals, which cannot be
      * emulated: under MSan a __thread variable is one per process. */
     if (!strstr(kit->recorded, "-fsanitize=memory")) args[n++] = "-femulated-tls";
+    if (kit->library) args[n++] = "-fPIC";
     args[n++] = "-include";
     args[n++] = kit->header;
     args[n++] = "-isystem";
@@ -210,20 +226,29 @@ int hf_pthread_build_link_args(hf_pthread_kit *kit, bool cxx, bool test, char **
     /* A test keeps the program's coverage instrumentation, so that its
      * preemption points are the fuzzer's, and libFuzzer's callbacks for it,
      * but not libFuzzer's main. */
-    args[n++] = test ? "-fsanitize=fuzzer-no-link" : "-fsanitize=fuzzer";
+    args[n++] = kit->library ? "-shared" : test ? "-fsanitize=fuzzer-no-link" : "-fsanitize=fuzzer";
     return n;
 }
 
 int hf_pthread_build_link_tail(const hf_pthread_kit *kit, bool test, char **args, int n) {
     assert(n >= 0);
-    if (!test) {
+    if (kit->library) {
+        /* Nothing in the program refers to the entry points afl-fuzz looks
+         * up; and a symbol left undefined would show only when afl-fuzz
+         * loads the library. */
+        args[n++] = "-Wl,-u,afl_custom_init";
+        args[n++] = "-Wl,-u,afl_custom_fuzz";
+        args[n++] = "-Wl,-u,afl_custom_fuzz_count";
+        args[n++] = "-Wl,-u,afl_custom_deinit";
+        args[n++] = "-Wl,-z,defs";
+    } else if (!test) {
         /* The engines' drivers refer to these weakly (and the harness to
          * hf_fuzzer_start), which pulls nothing out of an archive. */
         args[n++] = "-Wl,-u,LLVMFuzzerInitialize";
         args[n++] = "-Wl,-u,hf_fuzzer_start";
         args[n++] = "-Wl,-u,LLVMFuzzerTestOneInput";
     }
-    args[n++] = (char *)kit->archive;
+    args[n++] = (char *)(kit->library ? kit->mutator_archive : kit->archive);
     args[n++] = "-lm";
     args[n++] = "-lpthread";
     args[n] = NULL;

@@ -18,13 +18,14 @@
 /* The commands' argument arrays: hf_pthread_build_compile_args and
  * hf_pthread_build_link_args write at most HF_PTHREAD_BUILD_PREFIX words,
  * hf_pthread_build_link_tail HF_PTHREAD_BUILD_TAIL. */
-enum { HF_PTHREAD_BUILD_MAX_ARGS = 512, HF_PTHREAD_BUILD_PREFIX = 64, HF_PTHREAD_BUILD_TAIL = 8 };
+enum { HF_PTHREAD_BUILD_MAX_ARGS = 512, HF_PTHREAD_BUILD_PREFIX = 64, HF_PTHREAD_BUILD_TAIL = 10 };
 
 typedef struct hf_pthread_kit {
     bool afl;                   /* AFL++'s compilers and archive, else libFuzzer's */
+    bool library;               /* AFL++'s mutator library (hf_pthread_build_as_mutator_library) */
     bool verbose;               /* show each command on stderr */
     char lib[PATH_MAX];
-    char archive[PATH_MAX], syms[PATH_MAX], script[PATH_MAX], header[PATH_MAX], std_dir[PATH_MAX];
+    char archive[PATH_MAX], mutator_archive[PATH_MAX], syms[PATH_MAX], script[PATH_MAX], header[PATH_MAX], std_dir[PATH_MAX];
     char recorded[1024];        /* pthread.cflags: the runtime's sanitizer and -O0 */
     const char *cc, *cxx;       /* the drivers: clang, clang++ (afl-clang-fast[++]) */
     char *const *env;           /* added to the compilers' environment (AFL++'s mode), or NULL */
@@ -41,6 +42,15 @@ bool hf_pthread_build_is_cxx(const char *path);
 /* Fills *kit for the layer beside this program (its directory's lib/).
  * Returns 0, or -1 with a one-line reason in `error`. */
 int hf_pthread_build_load(hf_pthread_kit *kit, bool afl, bool verbose, char *error, size_t size);
+
+/* Turns an AFL++ kit (loaded with afl) into the kit of the program's own
+ * decision mutator library (fuzz/engine/mutator_afl.c), which afl-fuzz
+ * loads and which runs the program itself: the sources compile again,
+ * position-independent, with plain clang and clang's own trace-pc-guard
+ * (AFL++'s pass would want AFL++'s runtime), and link -shared with
+ * OUT/lib/libhf_pthread_mutator.a.  Returns 0, or -1 with a reason in
+ * `error` when that archive is missing. */
+int hf_pthread_build_as_mutator_library(hf_pthread_kit *kit, char *error, size_t size);
 
 /* Runs args[0] (found on PATH) with kit->env-like `env` (NULL-terminated,
  * or NULL) added, its stdout and stderr into `log` (NULL: inherited).
@@ -73,13 +83,15 @@ bool hf_pthread_build_defines_main(const hf_pthread_kit *kit, const char *merged
 int hf_pthread_build_plain_args(hf_pthread_kit *kit, bool cxx, char **args);
 
 /* Starts the link command of a fuzzer (or, with `test`, of a regression
- * test: the program's coverage callbacks but no engine's main): the linker
+ * test: the program's coverage callbacks but no engine's main; or, with a
+ * mutator library's kit, of that shared library): the linker
  * (C++'s when `cxx`), the recorded flags.  The caller appends its flags, -o
  * OUTPUT and the merged object, then hf_pthread_build_link_tail.  Returns the count. */
 int hf_pthread_build_link_args(hf_pthread_kit *kit, bool cxx, bool test, char **args);
 
 /* Appends what every fuzzer links after the program: the entry points the
- * engines refer to weakly, the layer's archive, -lm -lpthread; and NULL. */
+ * engines refer to weakly (a mutator library's: afl-fuzz's), the layer's
+ * archive, -lm -lpthread; and NULL. */
 int hf_pthread_build_link_tail(const hf_pthread_kit *kit, bool test, char **args, int n);
 
 /* A temporary directory under $TMPDIR (or /tmp) into `dir`; 0 or -1. */

@@ -3,7 +3,9 @@
  * and checks, with assert, what POSIX promises of each whatever the
  * schedule: thread-locals and errno per thread, the mutex kinds' error
  * codes, timed waits on the logical clock, rwlocks, barriers, spinlocks,
- * semaphores, keys with destructors, once, C11 threads, rand().  The test
+ * semaphores, keys with destructors, once, C11 threads, rand(), signals
+ * between threads (masks, sigwait, pthread_kill, handlers kept), a pipe
+ * between threads, the processor count, getopt from the start.  The test
  * (tests/test_pthread.sh) fuzzes it and expects no failure.
  */
 #define _GNU_SOURCE
@@ -12,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +91,20 @@ static int c11_worker(void *arg) {
     return 7;
 }
 
+static int pipe_fds[2];
+
+/* Reads what main writes into the pipe (waiting while it is empty), then
+ * takes the signal main sends; returns its number. */
+static void *take_signal(void *set) {
+    char word[4];
+    assert(read(pipe_fds[0], word, 4) == 4 && word[0] == 'p' && word[3] == 'g');
+    int sig = 0;
+    assert(sigwait(set, &sig) == 0);
+    return (void *)(long)sig;
+}
+
+static void ignore(int sig) { (void)sig; }
+
 int main(void) {
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
@@ -146,6 +163,30 @@ int main(void) {
     int res;
     assert(thrd_join(ct, &res) == thrd_success && res == 7);
     mtx_destroy(&cm);
+
+    /* Signals: the thread inherits main's mask, so SIGUSR1 waits for its
+     * sigwait whenever it comes; a handler is the program's to read back. */
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    assert(pthread_sigmask(SIG_BLOCK, &usr1, NULL) == 0);
+    assert(pipe(pipe_fds) == 0);
+    pthread_t taker;
+    assert(pthread_create(&taker, NULL, take_signal, &usr1) == 0);
+    assert(write(pipe_fds[1], "ping", 4) == 4);
+    assert(pthread_kill(taker, SIGUSR1) == 0);
+    void *taken;
+    pthread_join(taker, &taken);
+    assert((long)taken == SIGUSR1);
+    assert(close(pipe_fds[1]) == 0);
+    char rest;
+    assert(read(pipe_fds[0], &rest, 1) == 0 && close(pipe_fds[0]) == 0);   /* no writer left: the end */
+    assert(signal(SIGUSR2, ignore) == SIG_DFL && signal(SIGUSR2, SIG_DFL) == ignore);
+    assert(sysconf(_SC_NPROCESSORS_ONLN) == 4);
+
+    /* getopt starts over in every run, as in a fresh process. */
+    char *options[] = {"program", "-v", "file", NULL};
+    assert(getopt(3, options, "v") == 'v' && getopt(3, options, "v") == -1 && optind == 2);
 
     /* rand() is a decision: any value, but always one in range. */
     int v = rand();
