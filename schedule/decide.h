@@ -92,9 +92,10 @@
  *              (a pthread call) goes on; other decisions as a level-0 walk
  *              draws them.
  *   9 order    no generator: an ordering constraint between two access
- *              sites, in force from where the decoder reads it to the end
- *              of the run: a task about to make an access at site `after`
- *              is held back until an access at site `before` has run, as
+ *              sites (a lock call's site is one), in force from where the
+ *              decoder reads it to the end of the run: a task about to make
+ *              an access at site `after` is held back until an access at
+ *              site `before` has run, as
  *              long as another task can run.  The seed bytes and the
  *              stretch byte hold the two site keys (hf_site_key), 12 bits
  *              each: before | after << 12, the seed the low 16 bits; `gap`

@@ -194,6 +194,15 @@ static site_entry *calm_site(uintptr_t site) {
     return s;
 }
 
+/* A site the calm run never reached: numbered after the calm run's sites,
+ * in the order this run reaches them, the same in every build, as the
+ * calm run's order is. */
+static uint32_t unseen_site(uintptr_t site) {
+    site_entry *s = add(&calm.unseen, site);
+    if (!s->id) s->id = (uint32_t)(calm.sites.count + calm.unseen.count);
+    return s->id;
+}
+
 uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int task, bool *may_race) {
     assert(site);
     *may_race = true;
@@ -226,11 +235,15 @@ uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int tas
         *may_race = s->races;
         return s->id;
     }
-    /* Numbered after the calm run's sites, in the order this run reaches
-     * them: the same in every build, as the calm run's order is. */
-    s = add(&calm.unseen, site);
-    if (!s->id) s->id = (uint32_t)(calm.sites.count + calm.unseen.count);
-    return s->id;
+    return unseen_site(site);
+}
+
+uint32_t hf_profile_call_site(uintptr_t site) {
+    assert(site);
+    if (calm.learning) return calm_site(site)->id;
+    if (calm.target != hf_w.target) return 0;
+    site_entry *s = find(&calm.sites, site);
+    return s && s->site ? s->id : unseen_site(site);
 }
 
 /* Counted once the access has run, as the task's events are: a task parked

@@ -28,6 +28,13 @@ typedef struct mutex_state {
     int owner;                  /* task id; 0 = free */
     unsigned depth;             /* recursive locks held */
     hf_waitq waiters;
+    /* Its reads-from events (mutex_taken_at): the site number of the call
+     * that took it last (0: none yet), the return address of the last
+     * call and that call's site number, and the last pair handed over,
+     * which a loop that takes the mutex again and again need not hand
+     * over each time. */
+    uintptr_t caller;
+    uint32_t caller_site, taken_site, pair_site, pair_from;
 } mutex_state;
 
 _Static_assert(sizeof(hfp_handle) <= offsetof(pthread_mutex_t, __data.__kind),
@@ -71,9 +78,42 @@ static void mutex_take(mutex_state *s, bool waited) {
     if (waited) hf_emit(HF_EV_NOTE, 0, 0, s->lock_note, 0);
 }
 
+/* The program image's start (weak: defined by the linker), from which a
+ * call site is an offset, the same in every run of one binary. */
+extern char __executable_start[] __attribute__((weak));
+
+/* The site number (hf_profile_call_site) of a lock call that returns to
+ * the program's instruction at `caller`; 0 for a program with no profile. */
+static uint32_t lock_site(mutex_state *s, uintptr_t caller) {
+    if (caller != s->caller) {
+        s->caller = caller;
+        s->caller_site = hf_profile_call_site(caller - (uintptr_t)__executable_start);
+    }
+    return s->caller_site;
+}
+
+/* Mutex `s` was taken at site number `site`.  A taking is a reads-from
+ * event, as an atomic read-modify-write of the mutex would be: it reads
+ * from the taking before it (hf_reads_from_event), and the ordering
+ * constraints waiting for its site are met.  Taking to taking, not unlock
+ * to lock, because a constraint holds a thread at its `after` site (decide.h,
+ * kind 9): held at its lock call, a thread owns nothing the others wait
+ * for, where held at its unlock it would own the mutex they wait for, and
+ * the constraint could never be met (SCTBench's twostage_N: the reader
+ * must take the second lock before every writer). */
+static void mutex_taken_at(mutex_state *s, uint32_t site) {
+    if (!site) return;
+    hf_decider_site_ran(&hf_w.decider, site);
+    if (site != s->pair_site || s->taken_site != s->pair_from) {
+        s->pair_site = site;
+        s->pair_from = s->taken_site;
+        hf_reads_from_event(site, s->taken_site);
+    }
+    s->taken_site = site;
+}
+
 /* Locks, waiting at most until `abstime` (NULL: forever) unless `try`. */
-static int mutex_lock(pthread_mutex_t *m, bool try, const struct timespec *abstime) {
-    mutex_state *s = mutex_of(m);
+static int mutex_acquire(mutex_state *s, bool try, const struct timespec *abstime) {
     hfp_point();
     int self = hfp_self_id();
     if (s->owner == self) {
@@ -94,6 +134,28 @@ static int mutex_lock(pthread_mutex_t *m, bool try, const struct timespec *absti
     return 0;
 }
 
+/* mutex_acquire, for a call that returns to the program's instruction at
+ * `caller`.  Until the mutex is taken the thread stands at the call's site,
+ * where an ordering constraint can hold it back, with the mutex as its
+ * location: SURW lets a thread at a site with none go on (an access that
+ * cannot race), and POS compares it only with the locations of memory
+ * accesses, never a mutex's, so both choose here as at any pthread call. */
+static int mutex_lock(pthread_mutex_t *m, bool try, const struct timespec *abstime, uintptr_t caller) {
+    mutex_state *s = mutex_of(m);
+    uint32_t site = lock_site(s, caller);
+    hf_task_facts *facts = &hf_current()->facts;
+    if (site) {
+        facts->next_site = site;
+        facts->next_location = (uintptr_t)m;
+    }
+    int result = mutex_acquire(s, try, abstime);
+    facts->next_site = facts->next_location = 0;
+    if (result == 0) mutex_taken_at(s, site);
+    return result;
+}
+
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
 /* The state of `m` when the lock or unlock about to be made can be made at
  * once: the mutex is known to this run and no other thread can run, so its
  * preemption point chooses nothing.  NULL otherwise.  The fast paths of
@@ -111,18 +173,19 @@ int hfp_pthread_mutex_lock(pthread_mutex_t *m) {
     if (s && s->owner == 0) {
         hf_preemption_point_alone();
         mutex_take(s, false);
+        mutex_taken_at(s, lock_site(s, CALLER));
         return 0;
     }
-    return mutex_lock(m, false, NULL);
+    return mutex_lock(m, false, NULL, CALLER);
 }
 
 int hfp_pthread_mutex_trylock(pthread_mutex_t *m);
-int hfp_pthread_mutex_trylock(pthread_mutex_t *m) { return mutex_lock(m, true, NULL); }
+int hfp_pthread_mutex_trylock(pthread_mutex_t *m) { return mutex_lock(m, true, NULL, CALLER); }
 
 int hfp_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime);
 int hfp_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) {
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
-    return mutex_lock(m, false, abstime);
+    return mutex_lock(m, false, abstime, CALLER);
 }
 
 /* A deadline on another clock than CLOCK_REALTIME's (C++'s steady_clock). */
@@ -131,7 +194,7 @@ int hfp_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struc
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
     struct timespec realtime;
     hfp_retime(clock, abstime, CLOCK_REALTIME, &realtime);
-    return mutex_lock(m, false, &realtime);
+    return mutex_lock(m, false, &realtime, CALLER);
 }
 
 static int mutex_release(mutex_state *s) {
@@ -195,7 +258,7 @@ int hfp_pthread_cond_destroy(pthread_cond_t *c) {
     return s->waiters.head ? EBUSY : 0;
 }
 
-static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime, uintptr_t caller) {
     cond_state *s = cond_of(c);
     mutex_state *ms = mutex_of(m);
     if (ms->owner != hfp_self_id()) {
@@ -223,17 +286,18 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespe
         waited = true;
     }
     mutex_take(ms, waited);
+    mutex_taken_at(ms, lock_site(ms, caller));   /* taken again, at the wait's call */
     ms->depth = depth;
     return result;
 }
 
 int hfp_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
-int hfp_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { return cond_wait(c, m, NULL); }
+int hfp_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { return cond_wait(c, m, NULL, CALLER); }
 
 int hfp_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime);
 int hfp_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
-    return cond_wait(c, m, abstime);
+    return cond_wait(c, m, abstime, CALLER);
 }
 
 int hfp_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime);
@@ -241,7 +305,7 @@ int hfp_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t 
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
     struct timespec own;
     hfp_retime(clock, abstime, cond_of(c)->clock, &own);
-    return cond_wait(c, m, &own);
+    return cond_wait(c, m, &own, CALLER);
 }
 
 int hfp_pthread_cond_signal(pthread_cond_t *c);

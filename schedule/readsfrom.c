@@ -5,8 +5,10 @@
  * A table keyed by location holds the site of the last store to it in
  * this run; a load looks its location up and adds the feature (load site,
  * store site), 0 for a location no store of the run has touched (the load
- * saw the first value).  Sites are numbered as the calm run first reached
- * them (profile.c); they never enter the trace.
+ * saw the first value).  A mutex taken reads from the taking before it,
+ * which the mutex keeps itself (pthread_sync.c, mutex_taken_at), and
+ * hands its pairs to hf_reads_from_event.  Sites are numbered as the calm
+ * run first reached them (profile.c); they never enter the trace.
  *
  * The run's distinct pairs are also kept as a list (hf_last_reads_from),
  * from which the mutator draws ordering constraints (decide.h, kind 9).
@@ -74,6 +76,10 @@ void hf_reads_from_load(uintptr_t location, uintptr_t site) {
         if (s->location) from = s->site;
         else if (hf_w.store_count >= HF_READS_FROM_LOCATIONS) return;   /* untracked */
     }
+    hf_reads_from_event(site, from);
+}
+
+void hf_reads_from_event(uintptr_t site, uintptr_t from) {
     uint32_t features = hf_w.features.count;
     hf_features_add(&hf_w.features, HF_FEAT_READS_FROM, site, from);
     if (hf_w.features.count == features || hf_w.pair_count >= HF_READS_FROM_PAIRS_KEPT) return;   /* not new */

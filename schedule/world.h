@@ -174,6 +174,10 @@ void hf_profile_free(void);
  * can race, as the calm run tells; while that run is made, notes the
  * access.  0 for a target without a profile. */
 uint32_t hf_profile_site(uintptr_t site, uintptr_t location, bool store, int task, bool *may_race);
+/* profile.c: the number of the call site at image offset `site` (a pthread
+ * call's), numbered with the access sites; 0 for a target without a
+ * profile. */
+uint32_t hf_profile_call_site(uintptr_t site);
 /* profile.c: the access at image offset `site` by task `task` has run. */
 void hf_profile_access_ran(uintptr_t site, int task);
 /* profile.c: the accesses at sites that can race that the task of id `id`
@@ -184,6 +188,9 @@ uint32_t hf_profile_calm_events(int id, int spawned);
  * to run: its reads-from pair (the last store's site, or none) becomes a
  * behaviour feature. */
 void hf_reads_from_load(uintptr_t addr, uintptr_t site);
+/* readsfrom.c: an event at site number `site` read from one at site
+ * `from` (0: from nothing before it): a behaviour feature. */
+void hf_reads_from_event(uintptr_t site, uintptr_t from);
 /* readsfrom.c: a store to `addr` at site number `site` about to run. */
 void hf_reads_from_store(uintptr_t addr, uintptr_t site);
 /* Ends task `t` at once, wherever it is suspended: it unwinds (no more of

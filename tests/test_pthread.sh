@@ -293,6 +293,25 @@ if build "$hf" tests/pthread/features_cxx.cpp "$sem/features_cxx"; then
     check $? "features_cxx.cpp: 20000 libFuzzer executions keep every promise of std::thread, the mutexes, condition variables, atomics, call_once, thread_local, static guards and exceptions it checks (status $status)"
 fi
 verdict_of() { "$1" --replay "$work/empty" 2>&1 | grep '^verdict:'; }
+# A lock taken is a reads-from event at its call: one ordering constraint
+# between two lock calls breaks lock_order.c, where none between two
+# memory accesses can (its header says why; the build before lock calls
+# were events: none of these 870 inputs failed it).
+if build "$hf" tests/pthread/lock_order.c "$sem/lock_order"; then
+    mkdir -p "$sem/orders"
+    for before in $(seq 1 30); do
+        for after in $(seq 1 30); do
+            [ $before = $after ] && continue
+            keys=$((before | after << 12))
+            printf "$(printf '\\xfe\\x09\\x%02x\\x%02x\\x%02x\\x00' $((keys & 255)) $((keys >> 8 & 255)) $((keys >> 16)))" \
+                >"$sem/orders/$before-$after"
+        done
+    done
+    failing=$("$sem/lock_order" --replay "$sem"/orders/* 2>/dev/null | grep -c '^verdict: fail .*seen_done')
+    calm=$(verdict_of "$sem/lock_order")
+    [ "$calm" = "verdict: ok" ] && [ "$failing" -gt 0 ]
+    check $? "lock_order.c: the calm run passes ($calm), and $failing of 870 single ordering constraints between its first 30 sites fail it"
+fi
 # What of C++ the layer does not cover fails the run, naming it.
 printf '#include <atomic>\nint main() { std::atomic<int> never{0}; never.wait(0); return 0; }\n' >"$sem/atomic_wait.cpp"
 printf '#include <future>\nint main() { std::promise<int> p; auto f = p.get_future();\n  std::thread t([&p] { p.set_value(1); }); int v = f.get(); t.join(); return v - 1; }\n' >"$sem/future.cpp"
