@@ -10,6 +10,8 @@
  * the timeline never shows an address.  Misuse that POSIX leaves undefined
  * and that real programs get wrong (unlocking a mutex one does not hold) is
  * a failure of the run, since it is a bug whatever glibc makes of it.
+ * Taking a mutex or rwlock, and posting or taking a semaphore, are also
+ * reads-from events at the program's call (event_ran).
  */
 #define _GNU_SOURCE
 #include "pthread_layer.h"
@@ -20,6 +22,73 @@
 #include <semaphore.h>
 #include <string.h>
 
+/* ---- Reads-from events of the objects ----------------------------------- */
+
+/* An object's reads-from events (event_ran): the site number of the call
+ * that made its last one (0: none yet), the return address of the last
+ * call and that call's site number, and the last pair handed over, which
+ * a loop that takes the object again and again need not hand over each
+ * time. */
+typedef struct sync_events {
+    uintptr_t caller;
+    uint32_t caller_site, last_site, pair_site, pair_from;
+} sync_events;
+
+/* The program image's start (weak: defined by the linker), from which a
+ * call site is an offset, the same in every run of one binary. */
+extern char __executable_start[] __attribute__((weak));
+
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
+/* The site number (hf_profile_call_site) of a call that returns to the
+ * program's instruction at `caller`; 0 for a program with no profile. */
+static uint32_t event_site(sync_events *e, uintptr_t caller) {
+    if (caller != e->caller) {
+        e->caller = caller;
+        e->caller_site = hf_profile_call_site(caller - (uintptr_t)__executable_start);
+    }
+    return e->caller_site;
+}
+
+/* An event of the object at site number `site` ran: it read from the
+ * object's event before it (hf_reads_from_event), as an atomic
+ * read-modify-write of the object would, and the ordering constraints
+ * waiting for its site are met.  For a lock the events are its takings,
+ * not its releases, because a constraint holds a thread at its `after`
+ * site (decide.h, kind 9): held at its lock call, a thread owns nothing
+ * the others wait for, where held at its unlock it would own the lock
+ * they wait for, and the constraint could never be met (SCTBench's
+ * twostage_N: the reader must take the second lock before every writer).
+ * A semaphore's posts and waits are all events: a thread at either owns
+ * nothing. */
+static void event_ran(sync_events *e, uint32_t site) {
+    if (!site) return;
+    hf_decider_site_ran(&hf_w.decider, site);
+    if (site != e->pair_site || e->last_site != e->pair_from) {
+        e->pair_site = site;
+        e->pair_from = e->last_site;
+        hf_reads_from_event(site, e->last_site);
+    }
+    e->last_site = site;
+}
+
+/* Until event_left, the running thread stands at site number `site` of
+ * `object`, where an ordering constraint can hold it back, with the
+ * object as its location: SURW lets a thread at a site with none go on
+ * (an access that cannot race), and POS compares it only with the
+ * locations of memory accesses, never an object's, so both choose here as
+ * at any pthread call.  Returns the thread's facts. */
+static hf_task_facts *event_stand(uint32_t site, const void *object) {
+    hf_task_facts *facts = &hf_current()->facts;
+    if (site) {
+        facts->next_site = site;
+        facts->next_location = (uintptr_t)object;
+    }
+    return facts;
+}
+
+static void event_left(hf_task_facts *facts) { facts->next_site = facts->next_location = 0; }
+
 /* ---- Mutex --------------------------------------------------------------- */
 
 typedef struct mutex_state {
@@ -28,13 +97,7 @@ typedef struct mutex_state {
     int owner;                  /* task id; 0 = free */
     unsigned depth;             /* recursive locks held */
     hf_waitq waiters;
-    /* Its reads-from events (mutex_taken_at): the site number of the call
-     * that took it last (0: none yet), the return address of the last
-     * call and that call's site number, and the last pair handed over,
-     * which a loop that takes the mutex again and again need not hand
-     * over each time. */
-    uintptr_t caller;
-    uint32_t caller_site, taken_site, pair_site, pair_from;
+    sync_events events;         /* its takings */
 } mutex_state;
 
 _Static_assert(sizeof(hfp_handle) <= offsetof(pthread_mutex_t, __data.__kind),
@@ -78,40 +141,6 @@ static void mutex_take(mutex_state *s, bool waited) {
     if (waited) hf_emit(HF_EV_NOTE, 0, 0, s->lock_note, 0);
 }
 
-/* The program image's start (weak: defined by the linker), from which a
- * call site is an offset, the same in every run of one binary. */
-extern char __executable_start[] __attribute__((weak));
-
-/* The site number (hf_profile_call_site) of a lock call that returns to
- * the program's instruction at `caller`; 0 for a program with no profile. */
-static uint32_t lock_site(mutex_state *s, uintptr_t caller) {
-    if (caller != s->caller) {
-        s->caller = caller;
-        s->caller_site = hf_profile_call_site(caller - (uintptr_t)__executable_start);
-    }
-    return s->caller_site;
-}
-
-/* Mutex `s` was taken at site number `site`.  A taking is a reads-from
- * event, as an atomic read-modify-write of the mutex would be: it reads
- * from the taking before it (hf_reads_from_event), and the ordering
- * constraints waiting for its site are met.  Taking to taking, not unlock
- * to lock, because a constraint holds a thread at its `after` site (decide.h,
- * kind 9): held at its lock call, a thread owns nothing the others wait
- * for, where held at its unlock it would own the mutex they wait for, and
- * the constraint could never be met (SCTBench's twostage_N: the reader
- * must take the second lock before every writer). */
-static void mutex_taken_at(mutex_state *s, uint32_t site) {
-    if (!site) return;
-    hf_decider_site_ran(&hf_w.decider, site);
-    if (site != s->pair_site || s->taken_site != s->pair_from) {
-        s->pair_site = site;
-        s->pair_from = s->taken_site;
-        hf_reads_from_event(site, s->taken_site);
-    }
-    s->taken_site = site;
-}
-
 /* Locks, waiting at most until `abstime` (NULL: forever) unless `try`. */
 static int mutex_acquire(mutex_state *s, bool try, const struct timespec *abstime) {
     hfp_point();
@@ -135,26 +164,16 @@ static int mutex_acquire(mutex_state *s, bool try, const struct timespec *abstim
 }
 
 /* mutex_acquire, for a call that returns to the program's instruction at
- * `caller`.  Until the mutex is taken the thread stands at the call's site,
- * where an ordering constraint can hold it back, with the mutex as its
- * location: SURW lets a thread at a site with none go on (an access that
- * cannot race), and POS compares it only with the locations of memory
- * accesses, never a mutex's, so both choose here as at any pthread call. */
+ * `caller`: a reads-from event once the mutex is taken. */
 static int mutex_lock(pthread_mutex_t *m, bool try, const struct timespec *abstime, uintptr_t caller) {
     mutex_state *s = mutex_of(m);
-    uint32_t site = lock_site(s, caller);
-    hf_task_facts *facts = &hf_current()->facts;
-    if (site) {
-        facts->next_site = site;
-        facts->next_location = (uintptr_t)m;
-    }
+    uint32_t site = event_site(&s->events, caller);
+    hf_task_facts *facts = event_stand(site, m);
     int result = mutex_acquire(s, try, abstime);
-    facts->next_site = facts->next_location = 0;
-    if (result == 0) mutex_taken_at(s, site);
+    event_left(facts);
+    if (result == 0) event_ran(&s->events, site);
     return result;
 }
-
-#define CALLER ((uintptr_t)__builtin_return_address(0))
 
 /* The state of `m` when the lock or unlock about to be made can be made at
  * once: the mutex is known to this run and no other thread can run, so its
@@ -173,7 +192,7 @@ int hfp_pthread_mutex_lock(pthread_mutex_t *m) {
     if (s && s->owner == 0) {
         hf_preemption_point_alone();
         mutex_take(s, false);
-        mutex_taken_at(s, lock_site(s, CALLER));
+        event_ran(&s->events, event_site(&s->events, CALLER));
         return 0;
     }
     return mutex_lock(m, false, NULL, CALLER);
@@ -286,7 +305,7 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespe
         waited = true;
     }
     mutex_take(ms, waited);
-    mutex_taken_at(ms, lock_site(ms, caller));   /* taken again, at the wait's call */
+    event_ran(&ms->events, event_site(&ms->events, caller));   /* taken again, at the wait's call */
     ms->depth = depth;
     return result;
 }
@@ -332,6 +351,7 @@ typedef struct rwlock_state {
     int writer;                 /* task id holding it for writing; 0 = none */
     int readers;
     hf_waitq waiting_readers, waiting_writers;
+    sync_events events;         /* its takings, for reading or writing */
 } rwlock_state;
 
 static rwlock_state *rwlock_of(pthread_rwlock_t *l) {
@@ -355,8 +375,7 @@ int hfp_pthread_rwlock_destroy(pthread_rwlock_t *l) {
     return s->writer || s->readers ? EBUSY : 0;
 }
 
-static int rwlock_lock(pthread_rwlock_t *l, bool write, bool try, const struct timespec *abstime) {
-    rwlock_state *s = rwlock_of(l);
+static int rwlock_acquire(rwlock_state *s, bool write, bool try, const struct timespec *abstime) {
     hfp_point();
     if (s->writer == hfp_self_id()) return EDEADLK;
     for (;;) {
@@ -372,21 +391,33 @@ static int rwlock_lock(pthread_rwlock_t *l, bool write, bool try, const struct t
     return 0;
 }
 
+/* rwlock_acquire, for a call that returns to the program's instruction at
+ * `caller`: a reads-from event once the lock is taken. */
+static int rwlock_lock(pthread_rwlock_t *l, bool write, bool try, const struct timespec *abstime, uintptr_t caller) {
+    rwlock_state *s = rwlock_of(l);
+    uint32_t site = event_site(&s->events, caller);
+    hf_task_facts *facts = event_stand(site, l);
+    int result = rwlock_acquire(s, write, try, abstime);
+    event_left(facts);
+    if (result == 0) event_ran(&s->events, site);
+    return result;
+}
+
 int hfp_pthread_rwlock_rdlock(pthread_rwlock_t *l);
-int hfp_pthread_rwlock_rdlock(pthread_rwlock_t *l) { return rwlock_lock(l, false, false, NULL); }
+int hfp_pthread_rwlock_rdlock(pthread_rwlock_t *l) { return rwlock_lock(l, false, false, NULL, CALLER); }
 int hfp_pthread_rwlock_wrlock(pthread_rwlock_t *l);
-int hfp_pthread_rwlock_wrlock(pthread_rwlock_t *l) { return rwlock_lock(l, true, false, NULL); }
+int hfp_pthread_rwlock_wrlock(pthread_rwlock_t *l) { return rwlock_lock(l, true, false, NULL, CALLER); }
 int hfp_pthread_rwlock_tryrdlock(pthread_rwlock_t *l);
-int hfp_pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { return rwlock_lock(l, false, true, NULL); }
+int hfp_pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { return rwlock_lock(l, false, true, NULL, CALLER); }
 int hfp_pthread_rwlock_trywrlock(pthread_rwlock_t *l);
-int hfp_pthread_rwlock_trywrlock(pthread_rwlock_t *l) { return rwlock_lock(l, true, true, NULL); }
+int hfp_pthread_rwlock_trywrlock(pthread_rwlock_t *l) { return rwlock_lock(l, true, true, NULL, CALLER); }
 int hfp_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime);
 int hfp_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime) {
-    return rwlock_lock(l, false, false, abstime);
+    return rwlock_lock(l, false, false, abstime, CALLER);
 }
 int hfp_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime);
 int hfp_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime) {
-    return rwlock_lock(l, true, false, abstime);
+    return rwlock_lock(l, true, false, abstime, CALLER);
 }
 
 int hfp_pthread_rwlock_unlock(pthread_rwlock_t *l);
@@ -492,6 +523,7 @@ typedef struct sem_state {
     const char *name;
     unsigned value;
     hf_waitq waiters;
+    sync_events events;         /* its posts and takings */
 } sem_state;
 
 _Static_assert(sizeof(hfp_handle) <= sizeof(sem_t), "a handle fits a sem_t");
@@ -514,34 +546,51 @@ int hfp_sem_init(sem_t *sem, int pshared, unsigned value) {
 int hfp_sem_destroy(sem_t *sem);
 int hfp_sem_destroy(sem_t *sem) { (void)sem_of(sem); return 0; }
 
-static int sem_wait_until(sem_t *sem, bool try, const struct timespec *abstime) {
+/* Takes one of the semaphore's count, at a call that returns to the
+ * program's instruction at `caller` (a reads-from event once taken). */
+static int sem_wait_until(sem_t *sem, bool try, const struct timespec *abstime, uintptr_t caller) {
     sem_state *s = sem_of(sem);
+    uint32_t site = event_site(&s->events, caller);
+    hf_task_facts *facts = event_stand(site, sem);
     hfp_point();
+    int result = 0;
     while (s->value == 0) {
         uint64_t timeout = 0;
-        if (try) { errno = EAGAIN; return -1; }
-        if (abstime && (timeout = hfp_until(CLOCK_REALTIME, abstime)) == 0) { errno = ETIMEDOUT; return -1; }
+        int error = try ? EAGAIN : abstime && (timeout = hfp_until(CLOCK_REALTIME, abstime)) == 0 ? ETIMEDOUT : 0;
+        if (error) {
+            errno = error;
+            result = -1;
+            break;
+        }
         hfp_block(&s->waiters, s->name, timeout);
     }
-    s->value--;
-    return 0;
+    event_left(facts);
+    if (result == 0) {
+        s->value--;
+        event_ran(&s->events, site);
+    }
+    return result;
 }
 
 int hfp_sem_wait(sem_t *sem);
-int hfp_sem_wait(sem_t *sem) { return sem_wait_until(sem, false, NULL); }
+int hfp_sem_wait(sem_t *sem) { return sem_wait_until(sem, false, NULL, CALLER); }
 int hfp_sem_trywait(sem_t *sem);
-int hfp_sem_trywait(sem_t *sem) { return sem_wait_until(sem, true, NULL); }
+int hfp_sem_trywait(sem_t *sem) { return sem_wait_until(sem, true, NULL, CALLER); }
 int hfp_sem_timedwait(sem_t *sem, const struct timespec *abstime);
 int hfp_sem_timedwait(sem_t *sem, const struct timespec *abstime) {
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) { errno = EINVAL; return -1; }
-    return sem_wait_until(sem, false, abstime);
+    return sem_wait_until(sem, false, abstime, CALLER);
 }
 
 int hfp_sem_post(sem_t *sem);
 int hfp_sem_post(sem_t *sem) {
     sem_state *s = sem_of(sem);
+    uint32_t site = event_site(&s->events, CALLER);
+    hf_task_facts *facts = event_stand(site, sem);
     hfp_point();
+    event_left(facts);
     s->value++;
+    event_ran(&s->events, site);
     hfp_wake_one(&s->waiters);
     return 0;
 }
@@ -557,7 +606,7 @@ int hfp_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const s
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
     struct timespec realtime;
     hfp_retime(clock, abstime, CLOCK_REALTIME, &realtime);
-    return hfp_pthread_rwlock_timedrdlock(l, &realtime);
+    return rwlock_lock(l, false, false, &realtime, CALLER);
 }
 
 int hfp_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime);
@@ -565,5 +614,5 @@ int hfp_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const s
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return EINVAL;
     struct timespec realtime;
     hfp_retime(clock, abstime, CLOCK_REALTIME, &realtime);
-    return hfp_pthread_rwlock_timedwrlock(l, &realtime);
+    return rwlock_lock(l, true, false, &realtime, CALLER);
 }

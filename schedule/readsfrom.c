@@ -5,9 +5,10 @@
  * A table keyed by location holds the site of the last store to it in
  * this run; a load looks its location up and adds the feature (load site,
  * store site), 0 for a location no store of the run has touched (the load
- * saw the first value).  A mutex taken reads from the taking before it,
- * which the mutex keeps itself (pthread_sync.c, mutex_taken_at), and
- * hands its pairs to hf_reads_from_event.  Sites are numbered as the calm
+ * saw the first value).  A lock taken reads from the taking before it,
+ * and a semaphore's post or wait from the one before it, which the object
+ * keeps itself (pthread_sync.c, event_ran) and hands to
+ * hf_reads_from_event.  Sites are numbered as the calm
  * run first reached them (profile.c); they never enter the trace.
  *
  * The run's distinct pairs are also kept as a list (hf_last_reads_from),
