@@ -34,9 +34,27 @@
  * A call on descriptors the layer does not cover (dup, ioctl, fcntl's
  * locks, mmap of a file, ...) fails the run, naming the call, rather than
  * act on the fuzzer's own descriptors of the same numbers.
+ *
+ * With file faults on (`-- --file-faults`: hf_program_set_file_faults),
+ * every write to a file and every sync of one is also a fault decision,
+ * default none, of the kinds a world's simulated disk decides (disk.c):
+ *   - a write fails (EIO) having written nothing, or, a second decision
+ *     says, having written a prefix of what it was given, and returns that
+ *     count: a short write, which POSIX allows at any time and a full disk
+ *     makes;
+ *   - an fsync or fdatasync fails (EIO).
+ * Pipes and the standard streams never fail.  A program that meets such a
+ * fault may refuse to go on: after one, an exit with a non-zero status is
+ * not a failure (hfp_file_fault_struck); a crash, a failed assertion, a
+ * deadlock or a sanitizer's report still are, so a program that goes on
+ * as if the write had worked is found where its checks see the damage.
+ * Not simulated: a machine
+ * crash that loses the unsynced writes, which would need the program
+ * started again on what survived.
  */
 #define _GNU_SOURCE   /* fopencookie */
 #include "pthread_layer.h"
+#include "sim.h"   /* the fault kinds a disk has */
 
 #include <assert.h>
 #include <dirent.h>
@@ -56,11 +74,12 @@ typedef struct hfp_inode {
     bool directory;
     bool pipe;                /* a pipe: data[pipe_start, size) not read yet */
     bool loaded;              /* data holds the file (else the real file `real` does, of `size`) */
+    bool changed;             /* written, truncated or made by this run */
     const char *real;         /* the real file it copies, or NULL */
     unsigned char *data;
     size_t size, capacity;
     uint64_t number;          /* st_ino */
-    struct timespec changed;  /* st_mtime, st_ctime */
+    struct timespec modified; /* st_mtime, st_ctime */
     size_t pipe_start;
     int readers, writers;     /* a pipe's open ends */
     hf_waitq pipe_waiters;    /* threads reading it while it is empty */
@@ -95,7 +114,15 @@ static struct {
     char cwd[HFP_PATH_MAX];
     hfp_stream *streams;      /* this run's and those runs left open */
     uint32_t temporaries;     /* mkstemp's names */
+    bool fault_struck;        /* a file fault happened in this run */
 } fs;
+
+/* Whether writes and syncs are fault decisions (for every run from now). */
+static bool file_faults;
+
+void hf_program_set_file_faults(bool on) { file_faults = on; }
+
+bool hfp_file_fault_struck(void) { return fs.fault_struck; }
 
 static void unsupported(const char *call) __attribute__((noreturn));
 static void unsupported(const char *call) {
@@ -113,6 +140,9 @@ static void point(void) {
 
 /* ---- The run's tables ------------------------------------------------------ */
 
+/* Removes the files HEISENFUZZ_PROGRAM_FILES got from the last run. */
+static void forget_kept(void);
+
 void hfp_files_run_starts(void) {
     /* Streams the last run left open: closed, their callbacks told the
      * descriptors they name are gone with that run's arena. */
@@ -126,8 +156,79 @@ void hfp_files_run_starts(void) {
     memset(fs.fd, 0, sizeof fs.fd);
     fs.inodes = 0;
     fs.temporaries = 0;
+    fs.fault_struck = false;
     fs.run = hfp.run;
+    forget_kept();
     if (!fs.cwd[0] && !getcwd(fs.cwd, sizeof fs.cwd)) strcpy(fs.cwd, "/");
+}
+
+/* ---- The run's files, for a look (HEISENFUZZ_PROGRAM_FILES=DIR) ------------- */
+
+/* Nothing a run writes reaches the disk.  So that what a program wrote can
+ * be checked (a compressor's output file), with HEISENFUZZ_PROGRAM_FILES=DIR
+ * every file the run made or changed under the directory the fuzzer started
+ * in is written, when the program exits, to the same relative path under
+ * DIR, over what is there; files elsewhere are left out.  The next run
+ * removes them first, so DIR holds the last run's alone (a replay's, not
+ * the calm run's made before it), and nothing when that run failed before
+ * the exit.  Meant for --replay: a campaign would write every run's.  Read
+ * at start-up, as HEISENFUZZ_PROGRAM_OUTPUT is, never in a run. */
+static const char *keep_dir;
+static char **kept;          /* the paths the last run wrote (malloc'd) */
+static size_t kept_count, kept_capacity;
+
+__attribute__((constructor)) static void note_keep_dir(void) {
+    keep_dir = getenv("HEISENFUZZ_PROGRAM_FILES");
+    if (keep_dir && !*keep_dir) keep_dir = NULL;
+}
+
+/* Makes the directories above `path` (a writable copy). */
+static void make_parents(char *path) {
+    for (char *c = path + 1; *c; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        (void)mkdir(path, 0755);   /* one that is there already is fine */
+        *c = '/';
+    }
+}
+
+static void forget_kept(void) {
+    for (size_t k = 0; k < kept_count; k++) {
+        unlink(kept[k]);
+        free(kept[k]);
+    }
+    kept_count = 0;
+}
+
+static void note_kept(const char *path) {
+    if (kept_count == kept_capacity) {
+        size_t capacity = kept_capacity ? 2 * kept_capacity : 16;
+        char **grown = realloc(kept, capacity * sizeof *grown);
+        if (!grown) return;
+        kept = grown;
+        kept_capacity = capacity;
+    }
+    char *copy = strdup(path);
+    if (copy) kept[kept_count++] = copy;
+}
+
+void hfp_files_keep(void) {
+    if (!keep_dir) return;
+    size_t n = strlen(fs.cwd);
+    for (size_t h = 0; h < PATH_SLOTS; h++)
+        for (const hfp_path *p = fs.slot[h]; p; p = p->next) {
+            const hfp_inode *i = p->inode;
+            if (!i || !i->changed || i->pipe || i->directory) continue;
+            if (strncmp(p->path, fs.cwd, n) || p->path[n] != '/') continue;
+            char out[2 * HFP_PATH_MAX];
+            snprintf(out, sizeof out, "%s/%s", keep_dir, p->path + n + 1);
+            make_parents(out);
+            FILE *f = fopen(out, "wb");
+            bool written = f && (i->size == 0 || fwrite(i->data, 1, i->size, f) == i->size);
+            if (f && fclose(f) != 0) written = false;
+            if (written) note_kept(out);
+            else fprintf(stderr, "heisenfuzz: HEISENFUZZ_PROGRAM_FILES: cannot write %s\n", out);
+        }
 }
 
 static struct timespec now(void) {
@@ -172,8 +273,9 @@ static hfp_inode *new_inode(bool directory, const char *real) {
     i->directory = directory;
     i->real = real;
     i->loaded = !real || directory;
+    i->changed = !real && !directory;
     i->number = ++fs.inodes;
-    i->changed = now();
+    i->modified = now();
     return i;
 }
 
@@ -285,7 +387,8 @@ static void resize(hfp_inode *i, size_t size) {
         memset(i->data + i->size, 0, size - i->size);
     }
     i->size = size;
-    i->changed = now();
+    i->changed = true;
+    i->modified = now();
 }
 
 /* The descriptor's entry, or NULL with errno EBADF. */
@@ -401,13 +504,69 @@ static ssize_t read_at(hfp_fd *d, void *buffer, size_t count, size_t offset) {
     return (ssize_t)n;
 }
 
+/* ---- File faults ------------------------------------------------------------ */
+
+/* A name of the inode for the timeline: a path of this run's table that
+ * leads to it, relative to the directory the fuzzer started in when under
+ * it (so that the trace does not depend on where the fuzzer runs). */
+static const char *name_of(const hfp_inode *inode) {
+    const char *found = NULL;
+    for (size_t h = 0; h < PATH_SLOTS && !found; h++)
+        for (const hfp_path *p = fs.slot[h]; p && !found; p = p->next)
+            if (p->inode == inode) found = p->path;
+    if (!found) return "a removed file";
+    size_t n = strlen(fs.cwd);
+    if (!strncmp(found, fs.cwd, n) && found[n] == '/') return found + n + 1;
+    return found;
+}
+
+static void file_fault(hf_fault_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void file_fault(hf_fault_kind kind, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = hf_vprintf(fmt, ap);
+    va_end(ap);
+    fs.fault_struck = true;
+    hf_emit(HF_EV_FAULT, kind, 0, text, HF_EV_DEVIATED);
+    /* A behaviour, as a world's faults are: which fault struck what. */
+    hf_features_add(&hf_w.features, HF_FEAT_FAULT, kind, hf_action_hash(HF_EV_FAULT, text));
+}
+
+/* How many of `count` bytes a write at `offset` gets to write: all of
+ * them, unless a write error is decided (0, or a prefix: a short write). */
+static size_t write_fault(hfp_fd *d, size_t count, size_t offset) {
+    if (!file_faults || !hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_DISK_WRITE_ERROR, false))
+        return count;
+    size_t written = (size_t)hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, count - 1, 0);
+    if (written)
+        file_fault(HF_FAULT_DISK_WRITE_ERROR, "short write: %zu of %zu bytes at %zu in %s", written, count, offset,
+                   name_of(d->inode));
+    else
+        file_fault(HF_FAULT_DISK_WRITE_ERROR, "write error (EIO): %zu bytes at %zu in %s, none written", count,
+                   offset, name_of(d->inode));
+    return written;
+}
+
+static bool sync_fault(hfp_fd *d) {
+    if (!file_faults || d->inode->pipe || d->inode->directory ||
+        !hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_DISK_FSYNC_ERROR, false))
+        return false;
+    file_fault(HF_FAULT_DISK_FSYNC_ERROR, "fsync error (EIO) on %s", name_of(d->inode));
+    return true;
+}
+
+/* ---- Reads and writes ------------------------------------------------------- */
+
 static ssize_t write_at(hfp_fd *d, const void *buffer, size_t count, size_t offset) {
     if (!d->writable) { errno = EBADF; return -1; }
     if (count == 0) return 0;
+    count = write_fault(d, count, offset);
+    if (count == 0) { errno = EIO; return -1; }
     load(d->inode);
     if (offset + count > d->inode->size) resize(d->inode, offset + count);
     memcpy(d->inode->data + offset, buffer, count);
-    d->inode->changed = now();
+    d->inode->changed = true;
+    d->inode->modified = now();
     return (ssize_t)count;
 }
 
@@ -493,11 +652,16 @@ off_t hfp_lseek(int fd, off_t offset, int whence) {
     return d ? seek_on(d, offset, whence) : -1;
 }
 
-/* The run's files are its memory: synced as soon as written. */
+/* The run's files are its memory: synced as soon as written, unless a
+ * file fault says the sync failed. */
 int hfp_fsync(int fd);
 int hfp_fsync(int fd) {
     point();
-    return is_standard(fd) || descriptor(fd) ? 0 : -1;
+    if (is_standard(fd)) return 0;
+    hfp_fd *d = descriptor(fd);
+    if (!d) return -1;
+    if (sync_fault(d)) { errno = EIO; return -1; }
+    return 0;
 }
 
 int hfp_fdatasync(int fd);
@@ -536,7 +700,7 @@ static void fill_stat(const hfp_inode *i, struct stat *st) {
     if (!i->directory) st->st_size = (off_t)(i->size - i->pipe_start);
     st->st_blksize = 4096;
     st->st_blocks = (st->st_size + 511) / 512;
-    st->st_atim = st->st_mtim = st->st_ctim = i->changed;
+    st->st_atim = st->st_mtim = st->st_ctim = i->modified;
 }
 
 int hfp_stat(const char *path, struct stat *st);

@@ -71,6 +71,7 @@ typedef struct hfp_run {
     hfp_key keys[HFP_KEYS];
     int keys_created;              /* 0: no thread has destructors to run */
     hf_waitq once_waiters;         /* threads waiting for another's pthread_once */
+    hf_waitq spin_waiters;         /* threads waiting for a spinlock another holds */
     uint64_t rand_state;           /* the default sequence of rand() / random() */
     uintptr_t tls_variables;       /* -femulated-tls variables numbered */
 } hfp_run;
@@ -158,6 +159,11 @@ extern FILE *hfp_stdin, *hfp_stdout, *hfp_stderr;
 
 /* Before each run: its file system starts as the real one (pthread_files.c). */
 void hfp_files_run_starts(void);
+/* Whether a file fault (--file-faults) struck in this run. */
+bool hfp_file_fault_struck(void);
+/* At the program's exit: the run's files, to HEISENFUZZ_PROGRAM_FILES's
+ * directory when it is set. */
+void hfp_files_keep(void);
 
 /* Ends the run as the process would end (exit status, from any thread). */
 void hfp_process_exit(int status) __attribute__((noreturn));

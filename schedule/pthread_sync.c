@@ -495,9 +495,13 @@ int hfp_pthread_spin_lock(pthread_spinlock_t *l);
 int hfp_pthread_spin_lock(pthread_spinlock_t *l) {
     hfp_point();
     if (*l == hfp_self_id()) return EDEADLK;
-    /* Spinning gives the holder the processor: it is what a real spinner
-     * waits for, and a spin in place would never end here. */
-    while (*l) hfp_sched_yield();
+    /* A spinner waits for the holder, and nothing it does meanwhile is
+     * seen by another thread, so it waits as a blocked thread: spinning
+     * in place would never end here, and yielding in a loop let two
+     * spinners take turns for ever under a walk that ranked them both
+     * above the holder (POS: tests/pthread/features.c).  A spin that can
+     * never end is then a deadlock the run names. */
+    while (*l) hfp_block(&hfp.spin_waiters, "a spinlock", 0);
     *l = hfp_self_id();
     return 0;
 }
@@ -514,6 +518,7 @@ int hfp_pthread_spin_unlock(pthread_spinlock_t *l);
 int hfp_pthread_spin_unlock(pthread_spinlock_t *l) {
     hfp_point();
     *l = 0;
+    hfp_wake_all(&hfp.spin_waiters);   /* each waiter looks at its own lock again */
     return 0;
 }
 

@@ -257,9 +257,15 @@ pid_t hfp_fork(void) { unsupported("fork"); }
 /* ---- The process --------------------------------------------------------- */
 
 void hfp_process_exit(int status) {
-    if (status != 0)
-        hf_fail(HF_FAIL_PROGRAM, NULL, "the program exited with status %d (in %s)", status,
-                hf_task_name(hf_self()));
+    if (status != 0) {
+        /* After a file fault, a program may refuse to go on: that is
+         * handling the fault, not failing on it. */
+        if (!hfp_file_fault_struck())
+            hf_fail(HF_FAIL_PROGRAM, NULL, "the program exited with status %d (in %s)", status,
+                    hf_task_name(hf_self()));
+        hf_emit(HF_EV_NOTE, 0, 0, hf_printf("the program exited with status %d after a file fault", status), 0);
+    }
+    hfp_files_keep();
     hf_end_run();
 }
 

@@ -3,7 +3,9 @@
 # they are: their source from the archive (apt-get source), built from
 # their own build system with `heisenfuzz cc` / `heisenfuzz c++`, then a
 # campaign that compresses and one that decompresses a small file with two
-# threads (a benchmark of real code, not a test: not part of tests/run.sh).
+# threads, and one that compresses into a file whose writes and syncs may
+# fail (file faults) (a benchmark of real code, not a test: not part of
+# tests/run.sh).
 #
 #   tests/debian_programs.sh [--seconds N] [--seed S] [--work DIR] [PROGRAM...]
 #
@@ -28,7 +30,12 @@
 # of its corpus's schedules are replayed with the program's stdout in a
 # file (HEISENFUZZ_PROGRAM_OUTPUT=FILE), which the reference tool must
 # turn back into the input: "the output decompresses to the input", for
-# schedules the campaign found different.  Prints one line per campaign.
+# schedules the campaign found different.  Under file faults the program
+# writes its output file, the replays write it out
+# (HEISENFUZZ_PROGRAM_FILES), and a run that exited 0 must have written
+# the input's compressed form; one that exited non-zero after a fault
+# refused the failed file, which is counted, not checked.  Prints one line
+# per campaign.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 hf="$repo/out/heisenfuzz"
@@ -78,8 +85,19 @@ fetch() {
     if [ ! -d "$dir" ]; then
         mkdir -p "$dir.tmp" && rm -rf "$dir.tmp"/*
         if ! (cd "$dir.tmp" && apt-get source -qq "$1" >fetch.log 2>&1); then
-            say "$1: skipped: apt-get source $1 failed: $(grep -m1 -e '^E:' "$dir.tmp/fetch.log")"
-            return
+            # The registry may lack the newest version (a security update's
+            # source) and still serve an older one.
+            local why version fetched=
+            why=$(grep -m1 -e '^E:' "$dir.tmp/fetch.log")
+            for version in $(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -ruV); do
+                rm -rf "$dir.tmp"/* && (cd "$dir.tmp" && apt-get source -qq "$1=$version" >fetch.log 2>&1) &&
+                    { fetched=$version; break; }
+            done
+            if [ -z "$fetched" ]; then
+                say "$1: skipped: apt-get source $1 failed: $why"
+                return
+            fi
+            say "$1: the newest source failed ($why); took version $fetched"
         fi
         mv "$dir.tmp" "$dir"
     fi
@@ -128,6 +146,15 @@ compress_args() {
     pigz) echo "-p 2 -b 128 -c -k input" ;;
     esac
 }
+# Compressing into a file (input.EXT), for the campaign under file faults.
+to_file_args() {
+    case $1 in
+    pbzip2) echo "-p2 -b1 -k -f input" ;;
+    zstd) echo "-T2 -1 -f input -o input.zst" ;;
+    xz) echo "-T2 -0 --block-size=16KiB -k -f input" ;;
+    pigz) echo "-p 2 -b 128 -k -f input" ;;
+    esac
+}
 # The input's size: four blocks (xz's runs are the slowest: 8 million
 # steps for 64 KiB).
 input_size() { case $1 in xz) echo 65536 ;; *) echo 350000 ;; esac; }
@@ -157,6 +184,33 @@ campaign() {
     echo "$name $kind ($args): status $status; ${found:-no verdict}; last progress: ${last:-none}; round trip: $wrong wrong of $checked corpus schedules"
 }
 
+# faults_campaign NAME ARGS: `heisenfuzz fuzz` of ARGS with file faults, then
+# the corpus's schedules replayed with the run's files written out: those
+# whose run exited 0 must hold input.EXT, which the reference tool turns
+# back into the input.
+faults_campaign() {
+    local name=$1 args=$2 dir="$work/$1/faults" ext
+    ext=$(suffix "$name")
+    rm -rf "$dir" && mkdir -p "$dir"
+    cp "$work/$name/${name}_fuzzer" "$work/$name/input" "$dir/"
+    (cd "$dir" && HEISENFUZZ_FILE_FAULTS=1 HEISENFUZZ_ARGS="$args" timeout $((seconds + 300)) "$hf" fuzz \
+        --seed "$seed" --max-time "$seconds" "./${name}_fuzzer" >fuzz.out 2>&1)
+    local status=$? last found
+    last=$(grep -a '^heisenfuzz: \[' "$dir/fuzz.out" | tail -1 | sed 's/^heisenfuzz: //')
+    found=$(grep -a -m1 -e 'verdict: fail' -e 'no failure found' "$dir/fuzz.out")
+    local checked=0 wrong=0 refused=0 failed=0 f timeline
+    mkdir -p "$dir/kept"
+    for f in $(ls "$dir/hf-work/${name}"/* 2>/dev/null | head -50); do
+        timeline=$(cd "$dir" && HEISENFUZZ_FILE_FAULTS=1 HEISENFUZZ_ARGS="$args" HEISENFUZZ_PROGRAM_FILES=kept \
+            "./${name}_fuzzer" --replay "$f" 2>/dev/null)
+        checked=$((checked + 1))
+        if [[ "$timeline" == *"verdict: fail"* ]]; then failed=$((failed + 1))
+        elif [[ "$timeline" == *"after a file fault"* ]]; then refused=$((refused + 1))
+        else $(reference "$name") <"$dir/kept/input.$ext" 2>/dev/null | cmp -s - "$dir/input" || wrong=$((wrong + 1)); fi
+    done
+    echo "$name faults ($args, --file-faults): status $status; ${found:-no verdict}; last progress: ${last:-none}; of $checked corpus schedules: $failed failed, $refused exited non-zero after a file fault, $wrong of the rest wrote a wrong input.$ext"
+}
+
 for name in "${programs[@]}"; do
     say "$name: fetching and building"
     build "$name" || continue
@@ -175,4 +229,6 @@ for name in "${programs[@]}"; do
     say "$name: decompressing for $seconds s"
     decompress=$(compress_args "$name" | sed "s/-c/-d -c/; s/ input\$/ input.$ext/")
     campaign "$name" decompress "$decompress" "$work/$name/input"
+    say "$name: compressing into a file under file faults for $seconds s"
+    faults_campaign "$name" "$(to_file_args "$name")"
 done

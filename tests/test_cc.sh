@@ -16,6 +16,9 @@
 #   - a compile error is the compiler's diagnostics and status (no object
 #     left); no main is one line and exit 2; a bad HEISENFUZZ_CC_ENGINE too
 #   - a one-file C++ program (std::thread) through `heisenfuzz c++`
+#   - HEISENFUZZ_CC_ENGINE=afl: the same make gives the fuzzer and its
+#     mutator library, with which afl-fuzz finds the lost update; an
+#     object compiled for libFuzzer is one line and exit 2
 # Prints "ok - ..." / "not ok - ..." lines.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -147,6 +150,35 @@ chmod +x configure
 CC="$hf cc" timeout 60 ./configure >configure.log 2>&1 && grep -q "heisenfuzz cc" config.mk
 check $? "a configure-style script (a.out, conftest, run) passes with CC=\"heisenfuzz cc\""
 cd "$work" || exit 1
+# AFL++: the same make, with HEISENFUZZ_CC_ENGINE=afl, gives the fuzzer and
+# its mutator library beside it; each object carries the library's compile,
+# which the link takes out of the fuzzer.
+if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ] && [ -f "$OUT/lib/libhf_pthread_mutator.a" ]; then
+    mkdir -p "$work/afl" && cp "$work"/fixed/{counter.h,counter.c,main.c,Makefile} "$work/afl/"
+    cd "$work/afl" || exit 1
+    HEISENFUZZ_CC_ENGINE=afl make CC="$hf cc" >make.log 2>&1
+    status=$?
+    [ $status -eq 0 ] && [ -x prog ] && [ -f prog_mutator.so ] && objdump -h counter.o | grep -q hf_mutator_library &&
+        ! objdump -h prog | grep -q hf_mutator_library && [ -z "$(ls ./*.pic* 2>/dev/null)" ] && [ "$(ls ./*.d | wc -l)" -eq 2 ]
+    check $? "HEISENFUZZ_CC_ENGINE=afl make: prog and its mutator library prog_mutator.so (objects carry its compile, the fuzzer does not; status $status)"
+    mkdir -p in && printf '\0' >in/calm
+    env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u MSAN_OPTIONS AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
+        AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_BENCH_UNTIL_CRASH=1 AFL_CUSTOM_MUTATOR_ONLY=1 \
+        AFL_CUSTOM_MUTATOR_LIBRARY="$work/afl/prog_mutator.so" \
+        timeout 200 afl-fuzz -i in -o out -s 1 -t 1000 -E 2000 -V 120 -- ./prog >afl.log 2>&1
+    crash=$(ls out/default/crashes/id:* 2>/dev/null | head -1)
+    got=$([ -n "$crash" ] && ./prog --replay "$crash" 2>/dev/null | grep '^verdict:')
+    [ "$got" = "verdict: fail abort() in main" ]
+    check $? "afl-fuzz with that library (-s 1) finds the lost update within 2,000 executions and it replays (${crash##*/}: $got)"
+    # main.o built for libFuzzer carries no library compile.
+    "$hf" cc -c main.c -o libfuzzer_main.o 2>/dev/null
+    err=$(HEISENFUZZ_CC_ENGINE=afl "$hf" cc libfuzzer_main.o -L. -lcounter -o never 2>&1)
+    status=$?
+    [ $status -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [ ! -e never ] && [ ! -e never_mutator.so ]
+    check $? "an object compiled for libFuzzer, linked for AFL++: one line, exit $status: $err"
+    cd "$work/project" || exit 1
+fi
+
 help=$("$hf" cc --help)
 [[ "$help" == "usage: heisenfuzz cc"* && "$help" == *HEISENFUZZ_CC_ENGINE=afl* && "$help" == *HEISENFUZZ_CC_PLAIN* ]]
 check $? "cc --help says how it works: engine and configure by the environment"

@@ -25,6 +25,11 @@
 #     fuzz` keep them, the fuzzer and --replay agree on the hashes; stdin is
 #     the given file in every run (invocation.c), a missing one exit 2; the
 #     environment is the layer's fixed set, not the caller's
+#   - file faults (-- --file-faults): a program that ignores a failed or
+#     short write is found, its record keeps the option, it replays and
+#     minimizes to the one fault, and AFL++ finds it too; a program that
+#     exits 1 on the error is clean; HEISENFUZZ_PROGRAM_FILES writes out a
+#     replayed run's files
 #   - determinism: the fuzzer and the replayer print the same trace hash for
 #     the same inputs, each input run several times in one process, in every
 #     build given (HF_OUT, and HF_OUT_O0 / HF_OUT_ASAN when set); the same
@@ -284,6 +289,13 @@ if build "$hf" tests/pthread/features.c "$sem/features"; then
     check $? "features.c: the program's stdout does not reach the fuzzer's output"
     HEISENFUZZ_PROGRAM_OUTPUT=1 "$sem/features" --replay "$work/empty" 2>&1 | grep -q "^all checks passed"
     check $? "features.c: HEISENFUZZ_PROGRAM_OUTPUT=1 shows it"
+    # A POS walk under which two threads waiting for one spinlock took
+    # turns for ever, each ranked above the holder (they yielded in a loop;
+    # now they block until it is released).
+    printf '\xfe\x07\xf3\x39' >"$sem/two_spinners"
+    got=$("$sem/features" --replay "$sem/two_spinners" 2>/dev/null | grep '^verdict:')
+    [ "$got" = "verdict: ok" ]
+    check $? "features.c: two threads waiting for one spinlock under POS let its holder run ($got)"
 fi
 if build "$hf" tests/pthread/features_cxx.cpp "$sem/features_cxx"; then
     mkdir -p "$sem/cxx_corpus"
@@ -595,6 +607,68 @@ if build "$hf" tests/pthread/files_threads.c "$files/f"; then
     check $? "files_threads.c dup: a call on descriptors the layer does not cover fails the run, naming it ($got)"
 fi
 
+# File faults (-- --file-faults): writes and syncs of files are fault
+# decisions.  file_faults.c careless ignores what write returns: no
+# schedule fails it without faults, and with them the search finds the
+# part a failed or short write left short.  careful checks and exits 1 on
+# an error, which after a fault is not a failure.
+faults="$work/faults"
+mkdir -p "$faults/plain_corpus" "$faults/corpus" "$faults/careful_corpus"
+if build "$hf" tests/pthread/file_faults.c "$faults/f"; then
+    (cd "$faults" && timeout 300 ./f -seed=1 -runs=5000 -artifact_prefix="$faults/plain-" plain_corpus -- careless \
+        >plain.log 2>&1)
+    status=$?
+    [ $status -eq 0 ] && ! ls "$faults"/plain-crash-* >/dev/null 2>&1
+    check $? "file_faults.c careless, no file faults: 5,000 libFuzzer runs (-seed=1) find no failure (status $status)"
+    (cd "$faults" && timeout 300 ./f -seed=1 -runs=20000 -artifact_prefix="$faults/" corpus -- --file-faults careless \
+        >faults.log 2>&1)
+    crash=$(ls "$faults"/crash-* 2>/dev/null | grep -v '\.args$' | head -1)
+    timeline=$([ -n "$crash" ] && (cd "$faults" && ./f --replay "$crash") 2>/dev/null)
+    [[ "$timeline" == *"verdict: fail assertion failed in main: n == PART"* ]] &&
+        grep -qE '^\* .*(short write|write error|fsync error)' <<<"$timeline" && grep -qx 'file-faults' "$crash.args"
+    check $? "file_faults.c careless --file-faults: libFuzzer (-seed=1, at most 20,000 runs) finds the short part; its record keeps --file-faults and the replay shows the fault ($(grep -m1 -oE '(short write|write error|fsync error)[^*]*' <<<"$timeline"))"
+    hashes="$(sed -n 's/^trace-hash: //p' <<<"$timeline") $([ -n "$crash" ] && (cd "$faults" && HEISENFUZZ_TRACE_HASH=1 ./f "$crash" -- --file-faults careless 2>&1) | sed -n 's/^trace-hash: //p' | head -1)"
+    [ "$(echo $hashes | wc -w)" -eq 2 ] && [ "$(echo $hashes | tr ' ' '\n' | sort -u | wc -l)" -eq 1 ]
+    check $? "file_faults.c careless --file-faults: the replay and the fuzzer's own run of the crash give one trace hash ($hashes )"
+    summary=$([ -n "$crash" ] && (cd "$faults" && ./f --minimize "$crash" -o "$faults/min") 2>/dev/null | head -1)
+    [[ "$summary" == *"-> 1 ("* ]] && [[ "$(cd "$faults" && ./f --replay min 2>/dev/null)" == *"verdict: fail "* ]]
+    check $? "file_faults.c careless --file-faults: the crash minimizes to one fault that still fails it ($summary)"
+    (cd "$faults" && timeout 300 ./f -seed=1 -runs=20000 -artifact_prefix="$faults/careful-" careful_corpus \
+        -- --file-faults careful >careful.log 2>&1)
+    status=$?
+    got=$([ -e "$faults/min" ] && (cd "$faults" && ./f --replay min -- --file-faults careful) 2>/dev/null)
+    [ $status -eq 0 ] && ! ls "$faults"/careful-crash-* >/dev/null 2>&1 &&
+        [[ "$got" == *"the program exited with status 1 after a file fault"*"verdict: ok"* ]]
+    check $? "file_faults.c careful --file-faults: 20,000 libFuzzer runs find no failure (status $status), and on the careless program's fault it exits with status 1, which is no failure"
+    # HEISENFUZZ_PROGRAM_FILES=DIR: the files the replayed run wrote, the
+    # last run's alone (not the calm run's before it, none after a failure).
+    mkdir -p "$faults/kept"
+    (cd "$faults" && HEISENFUZZ_PROGRAM_FILES=kept ./f --replay "$work/empty" -- careless >/dev/null 2>&1)
+    calm_files=$(cd "$faults/kept" && ls | tr '\n' ' ')
+    [ "$calm_files" = "part0 part1 " ] && [ "$(cat "$faults/kept/part1")" = "$(printf 'b%.0s' $(seq 48))" ]
+    ok=$?
+    [ -e "$faults/min" ] && (cd "$faults" && HEISENFUZZ_PROGRAM_FILES=kept ./f --replay min >/dev/null 2>&1)
+    [ $ok -eq 0 ] && [ -z "$(ls "$faults/kept")" ]
+    check $? "HEISENFUZZ_PROGRAM_FILES: a replay writes out the files its run made (${calm_files:-none}), and a failed run's replay leaves none"
+    # Under AFL++ the option comes in the environment afl-fuzz passes on,
+    # to the program and to its mutator library.
+    if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ] &&
+        "$hf" build-pthread --afl tests/pthread/file_faults.c -o "$faults/afl" >/dev/null 2>"$faults/afl.log"; then
+        mkdir -p "$faults/afl_in"
+        printf '\0' >"$faults/afl_in/calm"
+        env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u MSAN_OPTIONS HEISENFUZZ_FILE_FAULTS=1 HEISENFUZZ_ARGS=careless \
+            AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_BENCH_UNTIL_CRASH=1 \
+            AFL_CUSTOM_MUTATOR_ONLY=1 AFL_CUSTOM_MUTATOR_LIBRARY="$faults/afl_mutator.so" \
+            timeout 200 afl-fuzz -i "$faults/afl_in" -o "$faults/afl_out" -s 1 -t 1000 -E 5000 -V 120 -- "$faults/afl" \
+            >"$faults/afl_fuzz.log" 2>&1
+        crash=$(ls "$faults"/afl_out/default/crashes/id:* 2>/dev/null | head -1)
+        got=$([ -n "$crash" ] && HEISENFUZZ_FILE_FAULTS=1 HEISENFUZZ_ARGS=careless "$faults/afl" --replay "$crash" 2>/dev/null |
+              grep '^verdict:')
+        [[ "$got" == *"a part lost bytes"* ]]
+        check $? "file_faults.c careless under AFL++ (-s 1, HEISENFUZZ_FILE_FAULTS=1, its mutator library): the short part within 5,000 executions (${crash##*/})"
+    fi
+fi
+
 # ---- determinism across builds ----------------------------------------------
 
 # A program is compiled at -O0 in every build (build.sh: its accesses are its
@@ -641,10 +715,12 @@ for build_dir in O0:"${HF_OUT_O0:-}" asan:"${HF_OUT_ASAN:-}" ubsan:"${HF_OUT_UBS
     if build "$tool" tests/pthread/files_threads.c "$across/files-$label" && [ -x "$files/f" ]; then
         for build in "$files/f" "$across/files-$label"; do
             (cd "$files" && "$build" --replay "$across"/inputs/* -- input.txt racy 2>/dev/null | grep '^trace-hash:') >"$build.hashes"
+            (cd "$files" && "$build" --replay "$across"/inputs/* -- --file-faults input.txt racy 2>/dev/null |
+                grep '^trace-hash:') >>"$build.hashes"
         done
-        [ "$(wc -l <"$files/f.hashes")" -eq "$(ls "$across/inputs" | wc -l)" ] && cmp -s "$files/f.hashes" "$across/files-$label.hashes" || ok=1
+        [ "$(wc -l <"$files/f.hashes")" -eq $((2 * $(ls "$across/inputs" | wc -l))) ] && cmp -s "$files/f.hashes" "$across/files-$label.hashes" || ok=1
     else ok=1; fi
-    check $ok "the $label build of files_threads.c (racy) gives the plain build's trace hashes on $(wc -l <"$files/f.hashes" 2>/dev/null) inputs"
+    check $ok "the $label build of files_threads.c (racy, without and with --file-faults) gives the plain build's trace hashes on $(wc -l <"$files/f.hashes" 2>/dev/null) inputs"
 done
 
 # ---- AFL++ ------------------------------------------------------------------

@@ -59,5 +59,8 @@ bool hf_pthread_program_linked(void);
  * no arguments and an empty stdin. */
 void hf_program_set_args(int count, char *const *args);
 void hf_program_set_stdin(const void *data, size_t size);
+/* Whether the program's writes and syncs of files are fault decisions
+ * (schedule/pthread_files.c); until set, they are not. */
+void hf_program_set_file_faults(bool on);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * invocation.c — a pthread program's arguments and stdin: from the command
- * line, the environment or the record beside a schedule file, to the layer
- * (invocation.h).
+ * invocation.c — a pthread program's arguments, stdin and file faults:
+ * from the command line, the environment or the record beside a schedule
+ * file, to the layer (invocation.h).
  */
 #define _GNU_SOURCE   /* realpath */
 #include "invocation.h"
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-bool hf_invocation_given(const hf_invocation *inv) { return inv->argc > 0 || inv->stdin_path; }
+bool hf_invocation_given(const hf_invocation *inv) { return inv->argc > 0 || inv->stdin_path || inv->file_faults; }
 
 static void clear(hf_invocation *inv) { memset(inv, 0, sizeof *inv); }
 
@@ -46,6 +46,8 @@ int hf_invocation_from_command_line(int *argc, char **argv, hf_invocation *inv, 
             }
             free(inv->stdin_path);
             inv->stdin_path = stdin_path(file);
+        } else if (!strcmp(a, "--file-faults")) {
+            inv->file_faults = true;
         } else {
             break;
         }
@@ -84,6 +86,8 @@ void hf_invocation_from_env(hf_invocation *inv) {
     else if (args) split_into(inv, args, " \t");
     const char *in = getenv("HEISENFUZZ_STDIN");
     if (in && *in) inv->stdin_path = stdin_path(in);
+    const char *faults = getenv("HEISENFUZZ_FILE_FAULTS");
+    inv->file_faults = faults && !strcmp(faults, "1");
 }
 
 void hf_invocation_to_env(const hf_invocation *inv) {
@@ -101,6 +105,8 @@ void hf_invocation_to_env(const hf_invocation *inv) {
     free(joined);
     if (inv->stdin_path) setenv("HEISENFUZZ_STDIN", inv->stdin_path, 1);
     else unsetenv("HEISENFUZZ_STDIN");
+    if (inv->file_faults) setenv("HEISENFUZZ_FILE_FAULTS", "1", 1);
+    else unsetenv("HEISENFUZZ_FILE_FAULTS");
 }
 
 int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
@@ -133,8 +139,11 @@ int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
             read.args[read.argc++] = line + 4;
         } else if (!strncmp(line, "stdin ", 6) && line[6]) {
             read.stdin_path = line + 6;
+        } else if (!strcmp(line, "file-faults")) {
+            read.file_faults = true;
         } else {
-            fprintf(stderr, "heisenfuzz: %s: line %d is not 'arg VALUE' or 'stdin PATH'\n", path, number);
+            fprintf(stderr, "heisenfuzz: %s: line %d is not 'arg VALUE', 'stdin PATH' or 'file-faults'\n", path,
+                    number);
             free(text);
             return 2;
         }
@@ -146,7 +155,7 @@ int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
 
 bool hf_invocation_format(const hf_invocation *inv, char *text, size_t size) {
     size_t used = 0;
-    int n = snprintf(text, size, "# heisenfuzz: the arguments and stdin this schedule's program runs with\n");
+    int n = snprintf(text, size, "# heisenfuzz: the arguments, stdin and file faults this schedule's program runs with\n");
     if (n < 0 || (size_t)n >= size) return false;
     used = (size_t)n;
     for (int i = 0; i < inv->argc; i++) {
@@ -157,6 +166,11 @@ bool hf_invocation_format(const hf_invocation *inv, char *text, size_t size) {
     }
     if (inv->stdin_path) {
         n = snprintf(text + used, size - used, "stdin %s\n", inv->stdin_path);
+        if (n < 0 || (size_t)n >= size - used) return false;
+        used += (size_t)n;
+    }
+    if (inv->file_faults) {
+        n = snprintf(text + used, size - used, "file-faults\n");
         if (n < 0 || (size_t)n >= size - used) return false;
     }
     return true;
@@ -201,5 +215,6 @@ int hf_invocation_apply(const hf_invocation *inv) {
         hf_program_set_stdin(NULL, 0);
     }
     hf_program_set_args(inv->argc, inv->args);
+    hf_program_set_file_faults(inv->file_faults);
     return 0;
 }

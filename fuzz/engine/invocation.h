@@ -1,16 +1,19 @@
 /*
  * invocation.h — what a pthread program's main runs with besides the
- * schedule: its arguments and the file on its stdin (the environment is
- * fixed by the layer: schedule/pthread_libc.c).  A program's fuzzer takes
- * them from its command line (`PROG_fuzzer [FLAGS] -- [--stdin FILE] ARGS`)
- * or the environment (HEISENFUZZ_ARGS, HEISENFUZZ_STDIN), and keeps them
- * beside every schedule file it writes, as FILE.args, so that the file
- * replays without them being given again.
+ * schedule: its arguments, the file on its stdin (the environment is fixed
+ * by the layer: schedule/pthread_libc.c), and whether its writes and syncs
+ * of files may fail (file faults: schedule/pthread_files.c).  A program's
+ * fuzzer takes them from its command line (`PROG_fuzzer [FLAGS] --
+ * [--stdin FILE] [--file-faults] ARGS`) or the environment
+ * (HEISENFUZZ_ARGS, HEISENFUZZ_STDIN, HEISENFUZZ_FILE_FAULTS=1), and keeps
+ * them beside every schedule file it writes, as FILE.args, so that the
+ * file replays without them being given again.
  *
  * FILE.args is text, one item a line, '#' lines ignored:
  *
  *     arg VALUE       one argument of main, in order (VALUE: the rest of the line)
  *     stdin PATH      the file on stdin (an absolute path)
+ *     file-faults     writes and syncs of files are fault decisions
  *
  * An argument cannot hold a newline (it could not be written there).
  */
@@ -26,20 +29,24 @@ typedef struct hf_invocation {
     int argc;                          /* main's arguments after argv[0] */
     char *args[HF_INVOCATION_MAX_ARGS];
     char *stdin_path;                  /* absolute; NULL: an empty stdin */
+    bool file_faults;
 } hf_invocation;
 
-/* Anything but no arguments and an empty stdin: only then is a record written. */
+/* Anything but no arguments, an empty stdin and no file faults: only then
+ * is a record written. */
 bool hf_invocation_given(const hf_invocation *inv);
 
 /* Takes `--` and what follows it off the command line (*argc shrinks), into
- * `inv`: first the layer's own options (`--stdin FILE`, `--stdin=FILE`), then
+ * `inv`: first the layer's own options (`--stdin FILE`, `--stdin=FILE`,
+ * `--file-faults`), then
  * an optional `--`, then the program's arguments.  Returns 1 when there was
  * a `--`, 0 when not, 2 after a one-line message (prefixed `prog`). */
 int hf_invocation_from_command_line(int *argc, char **argv, hf_invocation *inv, const char *prog);
 
 /* From the environment: HEISENFUZZ_PROGRAM_ARGS (newline-separated; what
  * the `--` form hands its child processes) or else HEISENFUZZ_ARGS (split
- * at spaces and tabs, no quoting), and HEISENFUZZ_STDIN. */
+ * at spaces and tabs, no quoting), HEISENFUZZ_STDIN and
+ * HEISENFUZZ_FILE_FAULTS (1: on). */
 void hf_invocation_from_env(hf_invocation *inv);
 
 /* Puts `inv` into the environment, so that libFuzzer's child processes

@@ -57,7 +57,8 @@ static int usage(const char *prog, const char *problem) {
                     "       %s --explore [--strategy random|swarm|pct|generators|pos|surw|bytes|dfs] [--runs N] [--seed S] [--depth D] [--bound K] [--until-fail] [-- PROGRAM]\n"
                     "       %s --bench-plateau [--campaigns N] [--runs N] [--max-bound K] [-- PROGRAM]\n"
                     "       %s [libFuzzer flags] [CORPUS...] [-- PROGRAM]\n"
-                    "PROGRAM: [--stdin FILE] [--] ARGS...: main's arguments and the file on its stdin\n",
+                    "PROGRAM: [--stdin FILE] [--file-faults] [--] ARGS...: main's arguments, the file on its stdin, and\n"
+                    "         whether writes and syncs of files may fail (fault decisions)\n",
             prog, problem, prog, prog, prog, prog, prog);
     return 2;
 }
@@ -77,13 +78,13 @@ static int mode_help(const char *prog, const char *mode) {
     char command[4096];
     snprintf(command, sizeof command, "%s %s", prog, mode);
     if (!strcmp(mode, "--replay")) {
-        printf("usage: %s FILE... [-- [--stdin FILE] ARGS...]\n\n  ", command);
+        printf("usage: %s FILE... [-- [--stdin FILE] [--file-faults] ARGS...]\n\n  ", command);
         hf_options_print_wrapped(stdout, "run each file as a schedule of the program: its timeline (up to a "
                                  "crash, should it crash), verdict and trace hash; exit 1 if a run failed.  The "
-                                 "program gets the arguments and stdin after --, else those recorded in FILE.args, "
-                                 "else HEISENFUZZ_ARGS and HEISENFUZZ_STDIN", 2, 2);
+                                 "program gets the arguments, stdin and file faults after --, else those recorded in "
+                                 "FILE.args, else HEISENFUZZ_ARGS, HEISENFUZZ_STDIN and HEISENFUZZ_FILE_FAULTS", 2, 2);
     } else if (!strcmp(mode, "--minimize")) {
-        printf("usage: %s FILE -o OUT [-- [--stdin FILE] ARGS...]\n\n  ", command);
+        printf("usage: %s FILE -o OUT [-- [--stdin FILE] [--file-faults] ARGS...]\n\n  ", command);
         hf_options_print_wrapped(stdout, "shrink the failing schedule FILE to the fewest decisions that still "
                                  "fail the same way, write it to OUT (and the program's arguments and stdin to "
                                  "OUT.args, when it has some) and print its timeline", 2, 2);
@@ -364,6 +365,8 @@ const hf_target *hf_fuzzer_start(int *argc, char ***argv) {
                         "  HEISENFUZZ_STDIN=FILE        the program's stdin when no -- gives it (else empty)\n"
                         "  HEISENFUZZ_PROGRAM_OUTPUT=1  show the program's own stdout/stderr\n"
                         "  HEISENFUZZ_PROGRAM_OUTPUT=FILE  its stdout into FILE (the last run's), stderr shown\n"
+                        "  HEISENFUZZ_PROGRAM_FILES=DIR the files the last run made or changed, written under DIR\n"
+                        "  HEISENFUZZ_FILE_FAULTS=1     writes and syncs of files may fail, when no -- says\n"
                         "  HEISENFUZZ_TRACE_HASH=1      print every run's trace hash\n"
                         "  libFuzzer's own flags: %s -help=1\n", prog);
         exit(0);

@@ -23,7 +23,10 @@
  * A command line whose output or first input is named conftest* (autoconf's
  * test programs), or any with HEISENFUZZ_CC_PLAIN=1, runs the plain
  * compiler: configure runs what it links, and a fuzzer run with no
- * arguments starts fuzzing.  HEISENFUZZ_CC_ENGINE=afl builds for AFL++.
+ * arguments starts fuzzing.  HEISENFUZZ_CC_ENGINE=afl builds for AFL++:
+ * the fuzzer and, beside it, the program's decision mutator library
+ * (OUTPUT_mutator.so), as build-pthread --afl makes them; each object then
+ * carries the second compile the library needs inside it (below).
  *
  * A compiler's failure is its own diagnostics and its exit status (a build
  * system shows them, and make stops on the status); what fails in the
@@ -37,7 +40,9 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +239,9 @@ static int pass_through(hf_pthread_kit *kit, const invocation *v, int argc, char
     return status < 0 ? fail("cannot run %s", driver) : status;
 }
 
+static int embed_library_object(const hf_pthread_kit *kit, const invocation *v, const char *source,
+                                const char *object, const char *target);
+
 /* Compiles one source into `object` (renamed, written whole); `target` is
  * the name the dependency file gives it.  Returns the compiler's status, or
  * 2 after a line. */
@@ -285,10 +293,179 @@ static int compile_one(hf_pthread_kit *kit, const invocation *v, const char *sou
         unlink(temporary);
         return fail("objcopy could not rename the symbols of %s", object);
     }
+    if (kit->afl && !kit->library && (status = embed_library_object(kit, v, source, temporary, target)) != 0) {
+        unlink(temporary);
+        return status;
+    }
     if (rename(temporary, object) != 0) {
         int e = errno;
         unlink(temporary);
         return fail("cannot write %s: %s", object, strerror(e));
+    }
+    return 0;
+}
+
+/* ---- AFL++'s mutator library ------------------------------------------------
+ *
+ * Under AFL++ the fuzzer comes with the program's decision mutator library,
+ * which afl-fuzz loads and which runs the program itself: the sources
+ * compiled a second time, position-independent, with plain clang
+ * (hf_pthread_build_as_mutator_library).  A project's link sees objects and
+ * archives, not sources, so every object carries that second compile inside
+ * it, as a section the loader never maps, named LIBRARY_SECTION and a hash
+ * of the object's path: `ar` keeps it with the object, `ld -r` keeps each
+ * object's apart, and the link takes them out again (link_library).  An
+ * object compiled otherwise has none: the library's link then says so
+ * when it is main's, or names the symbols the library lacks. */
+#define LIBRARY_SECTION ".hf_mutator_library."
+
+typedef char path_buffer[PATH_MAX];
+
+/* FNV-1a of the object's absolute path: one section name per object. */
+static uint64_t object_key(const char *target) {
+    char where[PATH_MAX];
+    if (target[0] == '/' || !getcwd(where, sizeof where)) where[0] = '\0';
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *part = where; part; part = part == where ? target : NULL)
+        for (const unsigned char *c = (const unsigned char *)part; *c; c++) h = (h ^ *c) * 0x100000001b3ull;
+    return h;
+}
+
+static int embed_library_object(const hf_pthread_kit *kit, const invocation *v, const char *source,
+                                const char *object, const char *target) {
+    hf_pthread_kit library = *kit;
+    char error[PATH_MAX + 128];
+    if (hf_pthread_build_as_mutator_library(&library, error, sizeof error) != 0) return fail("%s", error);
+    /* The same flags less those that write a dependency file: the first
+     * compile wrote it. */
+    invocation second = *v;
+    second.dependencies = false;
+    char **flags = calloc((size_t)v->flag_count + 1, sizeof *flags);
+    if (!flags) return fail("out of memory");
+    second.flags = flags;
+    second.flag_count = 0;
+    for (int f = 0; f < v->flag_count; f++) {
+        const char *a = v->flags[f];
+        if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP")) continue;
+        if (!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) { f++; continue; }
+        if (!strncmp(a, "-MF", 3) || !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3)) continue;
+        flags[second.flag_count++] = v->flags[f];
+    }
+    char pic[PATH_MAX + 48];
+    snprintf(pic, sizeof pic, "%s.pic.o", object);
+    int status = compile_one(&library, &second, source, pic, target);
+    free(flags);
+    if (status) return status;
+    char section[64], add[sizeof section + PATH_MAX + 64], section_flags[sizeof section + 32];
+    snprintf(section, sizeof section, LIBRARY_SECTION "%016llx", (unsigned long long)object_key(target));
+    snprintf(add, sizeof add, "%s=%s", section, pic);
+    snprintf(section_flags, sizeof section_flags, "%s=contents,readonly", section);
+    char *args[] = {"objcopy", "--add-section", add, "--set-section-flags", section_flags, (char *)object, NULL};
+    status = hf_pthread_build_run(args, NULL, NULL, v->verbose);
+    unlink(pic);
+    return status != 0 ? fail("objcopy could not add the mutator library's compile to %s", target) : 0;
+}
+
+/* The names of the library sections in `merged`, into names[] (at most
+ * `room`); returns their count, or -1 when objdump failed. */
+static int library_sections(const hf_pthread_kit *kit, const char *merged, const char *log, char (*names)[64],
+                            int room) {
+    char *args[] = {"objdump", "-h", (char *)merged, NULL};
+    if (hf_pthread_build_run(args, NULL, log, kit->verbose) != 0) return -1;
+    FILE *f = fopen(log, "r");
+    if (!f) return -1;
+    int count = 0;
+    char line[1024], name[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, " %*d %255s", name) == 1 && !strncmp(name, LIBRARY_SECTION, strlen(LIBRARY_SECTION)) &&
+            strlen(name) < 64 && count < room)
+            snprintf(names[count++], 64, "%s", name);
+    fclose(f);
+    return count;
+}
+
+/* Takes the library's objects out of `merged` (which then has none) and
+ * links them into `library` (written whole).  Returns 0, or 2 after a line. */
+static int link_library(const hf_pthread_kit *kit, const invocation *v, const char *tmp, const char *merged, bool cxx,
+                        const char *library) {
+    hf_pthread_kit lib = *kit;
+    char error[PATH_MAX + 128];
+    if (hf_pthread_build_as_mutator_library(&lib, error, sizeof error) != 0) return fail("%s", error);
+    enum { MAX_OBJECTS = 4096 };
+    static char names[MAX_OBJECTS][64];
+    static path_buffer pics[MAX_OBJECTS];
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%.*s/library.log", PATH_MAX - 16, tmp);
+    int count = library_sections(&lib, merged, log, names, MAX_OBJECTS);
+    if (count < 0) return fail("objdump could not list the sections of what links into %s", library);
+    if (count == 0)
+        return fail("no object of the program carries the mutator library's compile (build them all with "
+                    "HEISENFUZZ_CC_ENGINE=afl)");
+    char **args = calloc((size_t)(2 * count + v->link_flag_count + v->input_count) + HF_PTHREAD_BUILD_PREFIX +
+                             HF_PTHREAD_BUILD_TAIL + 8, sizeof *args);
+    if (!args) return fail("out of memory");
+    /* Out of the merged object, then off it: the fuzzer needs none. */
+    int n = 0;
+    args[n++] = "objcopy";
+    static char dumps[MAX_OBJECTS][64 + PATH_MAX + 16];
+    for (int k = 0; k < count; k++) {
+        snprintf(pics[k], sizeof pics[k], "%.*s/library%d.o", PATH_MAX - 32, tmp, k);
+        snprintf(dumps[k], sizeof dumps[k], "%s=%s", names[k], pics[k]);
+        args[n++] = "--dump-section";
+        args[n++] = dumps[k];
+    }
+    args[n++] = (char *)merged;
+    args[n] = NULL;
+    int status = hf_pthread_build_run(args, NULL, log, v->verbose);
+    n = 0;
+    args[n++] = "objcopy";
+    for (int k = 0; k < count; k++) {
+        args[n++] = "--remove-section";
+        args[n++] = names[k];
+    }
+    args[n++] = (char *)merged;
+    args[n] = NULL;
+    if (status == 0) status = hf_pthread_build_run(args, NULL, log, v->verbose);
+    char library_merged[PATH_MAX];
+    snprintf(library_merged, sizeof library_merged, "%.*s/library.o", PATH_MAX - 16, tmp);
+    char **inputs = calloc((size_t)count, sizeof *inputs);
+    if (status == 0 && inputs) {
+        for (int k = 0; k < count; k++) inputs[k] = pics[k];
+        status = hf_pthread_build_merge(&lib, inputs, count, library_merged, log);
+    }
+    free(inputs);
+    if (status != 0) {
+        free(args);
+        char message[1024];
+        hf_pthread_build_first_error(log, message, sizeof message);
+        return fail("taking the mutator library's objects out of %s failed: %s", merged, message);
+    }
+    if (!hf_pthread_build_defines_main(&lib, library_merged, log)) {
+        free(args);
+        return fail("the mutator library's objects have no main: the object with it was not compiled with "
+                    "HEISENFUZZ_CC_ENGINE=afl");
+    }
+    char temporary[PATH_MAX + 16];
+    snprintf(temporary, sizeof temporary, "%s.tmp%d", library, (int)getpid());
+    n = hf_pthread_build_link_args(&lib, cxx, false, args);
+    for (int f = 0; f < v->link_flag_count; f++) args[n++] = v->link_flags[f];
+    args[n++] = "-o";
+    args[n++] = temporary;
+    args[n++] = library_merged;
+    for (int i = 0; i < v->input_count; i++)
+        if (v->inputs[i].kind == OTHER || (v->inputs[i].kind == LIBRARY && !v->inputs[i].archive))
+            args[n++] = (char *)v->inputs[i].arg;
+    hf_pthread_build_link_tail(&lib, false, args, n);
+    status = hf_pthread_build_run(args, NULL, NULL, v->verbose);
+    free(args);
+    if (status != 0) {
+        unlink(temporary);
+        return status < 0 ? fail("cannot run the linker") : status;
+    }
+    if (rename(temporary, library) != 0) {
+        int e = errno;
+        unlink(temporary);
+        return fail("cannot write %s: %s", library, strerror(e));
     }
     return 0;
 }
@@ -313,8 +490,6 @@ static int compile_all(hf_pthread_kit *kit, const invocation *v) {
     }
     return 0;
 }
-
-typedef char path_buffer[PATH_MAX];
 
 static int link_merged(hf_pthread_kit *kit, invocation *v, const char *tmp, char **merge, path_buffer *objects);
 
@@ -367,6 +542,14 @@ static int link_merged(hf_pthread_kit *kit, invocation *v, const char *tmp, char
     if (!hf_pthread_build_defines_main(kit, merged, nm_log))
         return fail("no main function in what links into %s (a fuzzer needs the program's main)", output);
 
+    /* AFL++'s fuzzer comes with its mutator library, written first: when
+     * it cannot be, neither is the fuzzer. */
+    if (kit->afl) {
+        char library[PATH_MAX + 16];
+        snprintf(library, sizeof library, "%s_mutator.so", output);
+        int status = link_library(kit, v, tmp, merged, cxx, library);
+        if (status) return status;
+    }
     char temporary[PATH_MAX + 16];
     snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
     char **args = calloc((size_t)(v->link_flag_count + v->input_count) + HF_PTHREAD_BUILD_PREFIX + HF_PTHREAD_BUILD_TAIL + 8, sizeof *args);

@@ -139,7 +139,9 @@ static const struct command {
      "libNAME.a in a -L directory given) merges the program as build-pthread does and links it with the layer. -E, "
      "-M, -MM, -S pass through with the layer's flags; no input file (--version, -v) runs plain clang. Configure: "
      "an output or input named conftest*, or HEISENFUZZ_CC_PLAIN=1, builds with plain clang (configure runs what "
-     "it links; a fuzzer would start fuzzing). HEISENFUZZ_CC_ENGINE=afl builds for AFL++ (default libfuzzer). A "
+     "it links; a fuzzer would start fuzzing). HEISENFUZZ_CC_ENGINE=afl builds for AFL++ (default libfuzzer), "
+     "and OUTPUT_mutator.so beside the fuzzer, its decision mutator library (each object carries the library's "
+     "compile in a section of its own). A "
      "compile error is the compiler's message and status; no main, -shared or a missing layer one line, exit 2. "
      "Every argument is the compiler's but --help as the first."},
     {"c++", hf_cmd_cxx, NULL, "c++ COMPILER-ARGS...   (make CXX=\"heisenfuzz c++\")",
