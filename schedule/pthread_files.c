@@ -182,6 +182,13 @@ __attribute__((constructor)) static void note_keep_dir(void) {
     if (keep_dir && !*keep_dir) keep_dir = NULL;
 }
 
+/* `path` (absolute, normalised) relative to the directory the fuzzer
+ * started in, or NULL when it is not under it. */
+static const char *under_start(const char *path) {
+    size_t n = strlen(fs.cwd);
+    return !strncmp(path, fs.cwd, n) && path[n] == '/' ? path + n + 1 : NULL;
+}
+
 /* Makes the directories above `path` (a writable copy). */
 static void make_parents(char *path) {
     for (char *c = path + 1; *c; c++) {
@@ -214,14 +221,13 @@ static void note_kept(const char *path) {
 
 void hfp_files_keep(void) {
     if (!keep_dir) return;
-    size_t n = strlen(fs.cwd);
     for (size_t h = 0; h < PATH_SLOTS; h++)
         for (const hfp_path *p = fs.slot[h]; p; p = p->next) {
             const hfp_inode *i = p->inode;
-            if (!i || !i->changed || i->pipe || i->directory) continue;
-            if (strncmp(p->path, fs.cwd, n) || p->path[n] != '/') continue;
+            const char *relative = under_start(p->path);
+            if (!i || !i->changed || i->pipe || i->directory || !relative) continue;
             char out[2 * HFP_PATH_MAX];
-            snprintf(out, sizeof out, "%s/%s", keep_dir, p->path + n + 1);
+            snprintf(out, sizeof out, "%s/%s", keep_dir, relative);
             make_parents(out);
             FILE *f = fopen(out, "wb");
             bool written = f && (i->size == 0 || fwrite(i->data, 1, i->size, f) == i->size);
@@ -515,9 +521,8 @@ static const char *name_of(const hfp_inode *inode) {
         for (const hfp_path *p = fs.slot[h]; p && !found; p = p->next)
             if (p->inode == inode) found = p->path;
     if (!found) return "a removed file";
-    size_t n = strlen(fs.cwd);
-    if (!strncmp(found, fs.cwd, n) && found[n] == '/') return found + n + 1;
-    return found;
+    const char *relative = under_start(found);
+    return relative ? relative : found;
 }
 
 static void file_fault(hf_fault_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -164,15 +164,23 @@ suffix() { case $1 in pbzip2) echo bz2 ;; zstd) echo zst ;; xz) echo xz ;; pigz)
 # campaign NAME KIND ARGS EXPECTED: a `heisenfuzz fuzz` of ARGS, then the
 # round trip of its corpus (the program's stdout must be EXPECTED after the
 # reference tool, or EXPECTED itself for KIND decompress).
-campaign() {
-    local name=$1 kind=$2 args=$3 expected=$4 dir="$work/$1/$2"
+# fuzz_in DIR NAME ARGS: NAME's fuzzer and inputs copied into DIR (made
+# anew), and `heisenfuzz fuzz` of ARGS there (in the caller's environment);
+# sets status, last (its last progress line) and found (its verdict).
+fuzz_in() {
+    local dir=$1 name=$2 args=$3
     rm -rf "$dir" && mkdir -p "$dir"
     cp "$work/$name/${name}_fuzzer" "$work/$name/input"* "$dir/"
     (cd "$dir" && HEISENFUZZ_ARGS="$args" timeout $((seconds + 300)) "$hf" fuzz --seed "$seed" --max-time "$seconds" \
         "./${name}_fuzzer" >fuzz.out 2>&1)
-    local status=$? last found
+    status=$?
     last=$(grep -a '^heisenfuzz: \[' "$dir/fuzz.out" | tail -1 | sed 's/^heisenfuzz: //')
     found=$(grep -a -m1 -e 'verdict: fail' -e 'no failure found' "$dir/fuzz.out")
+}
+
+campaign() {
+    local name=$1 kind=$2 args=$3 expected=$4 dir="$work/$1/$2" status last found
+    fuzz_in "$dir" "$name" "$args"
     local checked=0 wrong=0 out="$dir/out" inputs
     inputs=$(ls "$dir/hf-work/${name}"/* 2>/dev/null | head -50)
     for f in $inputs; do
@@ -189,15 +197,9 @@ campaign() {
 # whose run exited 0 must hold input.EXT, which the reference tool turns
 # back into the input.
 faults_campaign() {
-    local name=$1 args=$2 dir="$work/$1/faults" ext
+    local name=$1 args=$2 dir="$work/$1/faults" ext status last found
     ext=$(suffix "$name")
-    rm -rf "$dir" && mkdir -p "$dir"
-    cp "$work/$name/${name}_fuzzer" "$work/$name/input" "$dir/"
-    (cd "$dir" && HEISENFUZZ_FILE_FAULTS=1 HEISENFUZZ_ARGS="$args" timeout $((seconds + 300)) "$hf" fuzz \
-        --seed "$seed" --max-time "$seconds" "./${name}_fuzzer" >fuzz.out 2>&1)
-    local status=$? last found
-    last=$(grep -a '^heisenfuzz: \[' "$dir/fuzz.out" | tail -1 | sed 's/^heisenfuzz: //')
-    found=$(grep -a -m1 -e 'verdict: fail' -e 'no failure found' "$dir/fuzz.out")
+    HEISENFUZZ_FILE_FAULTS=1 fuzz_in "$dir" "$name" "$args"
     local checked=0 wrong=0 refused=0 failed=0 f timeline
     mkdir -p "$dir/kept"
     for f in $(ls "$dir/hf-work/${name}"/* 2>/dev/null | head -50); do

@@ -331,11 +331,51 @@ static uint64_t object_key(const char *target) {
     return h;
 }
 
+/* The final link of `merged` with `kit` (the fuzzer's, or its mutator
+ * library's), the user's link flags and the libraries the project does not
+ * build, into `output`, written whole.  Returns 0, the linker's status, or
+ * 2 after a line. */
+static int link_output(hf_pthread_kit *kit, const invocation *v, bool cxx, const char *merged, const char *output) {
+    char temporary[PATH_MAX + 16];
+    snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
+    char **args = calloc((size_t)(v->link_flag_count + v->input_count) + HF_PTHREAD_BUILD_PREFIX + HF_PTHREAD_BUILD_TAIL + 8, sizeof *args);
+    if (!args) return fail("out of memory");
+    int n = hf_pthread_build_link_args(kit, cxx, false, args);
+    for (int f = 0; f < v->link_flag_count; f++) args[n++] = v->link_flags[f];
+    args[n++] = "-o";
+    args[n++] = temporary;
+    args[n++] = (char *)merged;
+    for (int i = 0; i < v->input_count; i++)
+        if (v->inputs[i].kind == OTHER || (v->inputs[i].kind == LIBRARY && !v->inputs[i].archive))
+            args[n++] = (char *)v->inputs[i].arg;
+    hf_pthread_build_link_tail(kit, false, args, n);
+    int status = hf_pthread_build_run(args, kit->env, NULL, v->verbose);
+    free(args);
+    if (status != 0) {
+        unlink(temporary);
+        return status < 0 ? fail("cannot run the linker") : status;
+    }
+    if (rename(temporary, output) != 0) {
+        int e = errno;
+        unlink(temporary);
+        return fail("cannot write %s: %s", output, strerror(e));
+    }
+    return 0;
+}
+
+/* The kit of the program's mutator library, made from AFL++'s `kit`.
+ * Returns 0, or 2 after a line. */
+static int library_kit(const hf_pthread_kit *kit, hf_pthread_kit *library) {
+    *library = *kit;
+    char error[PATH_MAX + 128];
+    return hf_pthread_build_as_mutator_library(library, error, sizeof error) != 0 ? fail("%s", error) : 0;
+}
+
 static int embed_library_object(const hf_pthread_kit *kit, const invocation *v, const char *source,
                                 const char *object, const char *target) {
-    hf_pthread_kit library = *kit;
-    char error[PATH_MAX + 128];
-    if (hf_pthread_build_as_mutator_library(&library, error, sizeof error) != 0) return fail("%s", error);
+    hf_pthread_kit library;
+    int status = library_kit(kit, &library);
+    if (status) return status;
     /* The same flags less those that write a dependency file: the first
      * compile wrote it. */
     invocation second = *v;
@@ -353,7 +393,7 @@ static int embed_library_object(const hf_pthread_kit *kit, const invocation *v, 
     }
     char pic[PATH_MAX + 48];
     snprintf(pic, sizeof pic, "%s.pic.o", object);
-    int status = compile_one(&library, &second, source, pic, target);
+    status = compile_one(&library, &second, source, pic, target);
     free(flags);
     if (status) return status;
     char section[64], add[sizeof section + PATH_MAX + 64], section_flags[sizeof section + 32];
@@ -388,9 +428,9 @@ static int library_sections(const hf_pthread_kit *kit, const char *merged, const
  * links them into `library` (written whole).  Returns 0, or 2 after a line. */
 static int link_library(const hf_pthread_kit *kit, const invocation *v, const char *tmp, const char *merged, bool cxx,
                         const char *library) {
-    hf_pthread_kit lib = *kit;
-    char error[PATH_MAX + 128];
-    if (hf_pthread_build_as_mutator_library(&lib, error, sizeof error) != 0) return fail("%s", error);
+    hf_pthread_kit lib;
+    int status = library_kit(kit, &lib);
+    if (status) return status;
     enum { MAX_OBJECTS = 4096 };
     static char names[MAX_OBJECTS][64];
     static path_buffer pics[MAX_OBJECTS];
@@ -401,8 +441,7 @@ static int link_library(const hf_pthread_kit *kit, const invocation *v, const ch
     if (count == 0)
         return fail("no object of the program carries the mutator library's compile (build them all with "
                     "HEISENFUZZ_CC_ENGINE=afl)");
-    char **args = calloc((size_t)(2 * count + v->link_flag_count + v->input_count) + HF_PTHREAD_BUILD_PREFIX +
-                             HF_PTHREAD_BUILD_TAIL + 8, sizeof *args);
+    char **args = calloc((size_t)(2 * count) + 4, sizeof *args);   /* objcopy's */
     if (!args) return fail("out of memory");
     /* Out of the merged object, then off it: the fuzzer needs none. */
     int n = 0;
@@ -416,7 +455,7 @@ static int link_library(const hf_pthread_kit *kit, const invocation *v, const ch
     }
     args[n++] = (char *)merged;
     args[n] = NULL;
-    int status = hf_pthread_build_run(args, NULL, log, v->verbose);
+    status = hf_pthread_build_run(args, NULL, log, v->verbose);
     n = 0;
     args[n++] = "objcopy";
     for (int k = 0; k < count; k++) {
@@ -428,46 +467,18 @@ static int link_library(const hf_pthread_kit *kit, const invocation *v, const ch
     if (status == 0) status = hf_pthread_build_run(args, NULL, log, v->verbose);
     char library_merged[PATH_MAX];
     snprintf(library_merged, sizeof library_merged, "%.*s/library.o", PATH_MAX - 16, tmp);
-    char **inputs = calloc((size_t)count, sizeof *inputs);
-    if (status == 0 && inputs) {
-        for (int k = 0; k < count; k++) inputs[k] = pics[k];
-        status = hf_pthread_build_merge(&lib, inputs, count, library_merged, log);
-    }
-    free(inputs);
+    for (int k = 0; k < count; k++) args[k] = pics[k];   /* now the objects to merge */
+    if (status == 0) status = hf_pthread_build_merge(&lib, args, count, library_merged, log);
+    free(args);
     if (status != 0) {
-        free(args);
         char message[1024];
         hf_pthread_build_first_error(log, message, sizeof message);
         return fail("taking the mutator library's objects out of %s failed: %s", merged, message);
     }
-    if (!hf_pthread_build_defines_main(&lib, library_merged, log)) {
-        free(args);
+    if (!hf_pthread_build_defines_main(&lib, library_merged, log))
         return fail("the mutator library's objects have no main: the object with it was not compiled with "
                     "HEISENFUZZ_CC_ENGINE=afl");
-    }
-    char temporary[PATH_MAX + 16];
-    snprintf(temporary, sizeof temporary, "%s.tmp%d", library, (int)getpid());
-    n = hf_pthread_build_link_args(&lib, cxx, false, args);
-    for (int f = 0; f < v->link_flag_count; f++) args[n++] = v->link_flags[f];
-    args[n++] = "-o";
-    args[n++] = temporary;
-    args[n++] = library_merged;
-    for (int i = 0; i < v->input_count; i++)
-        if (v->inputs[i].kind == OTHER || (v->inputs[i].kind == LIBRARY && !v->inputs[i].archive))
-            args[n++] = (char *)v->inputs[i].arg;
-    hf_pthread_build_link_tail(&lib, false, args, n);
-    status = hf_pthread_build_run(args, NULL, NULL, v->verbose);
-    free(args);
-    if (status != 0) {
-        unlink(temporary);
-        return status < 0 ? fail("cannot run the linker") : status;
-    }
-    if (rename(temporary, library) != 0) {
-        int e = errno;
-        unlink(temporary);
-        return fail("cannot write %s: %s", library, strerror(e));
-    }
-    return 0;
+    return link_output(&lib, v, cxx, library_merged, library);
 }
 
 /* -c: each source into -o, or into its name with .o in the current
@@ -550,31 +561,7 @@ static int link_merged(hf_pthread_kit *kit, invocation *v, const char *tmp, char
         int status = link_library(kit, v, tmp, merged, cxx, library);
         if (status) return status;
     }
-    char temporary[PATH_MAX + 16];
-    snprintf(temporary, sizeof temporary, "%s.tmp%d", output, (int)getpid());
-    char **args = calloc((size_t)(v->link_flag_count + v->input_count) + HF_PTHREAD_BUILD_PREFIX + HF_PTHREAD_BUILD_TAIL + 8, sizeof *args);
-    if (!args) return fail("out of memory");
-    int n = hf_pthread_build_link_args(kit, cxx, false, args);
-    for (int f = 0; f < v->link_flag_count; f++) args[n++] = v->link_flags[f];
-    args[n++] = "-o";
-    args[n++] = temporary;
-    args[n++] = merged;
-    for (int i = 0; i < v->input_count; i++)
-        if (v->inputs[i].kind == OTHER || (v->inputs[i].kind == LIBRARY && !v->inputs[i].archive))
-            args[n++] = (char *)v->inputs[i].arg;
-    hf_pthread_build_link_tail(kit, false, args, n);
-    int status = hf_pthread_build_run(args, kit->env, NULL, v->verbose);
-    free(args);
-    if (status != 0) {
-        unlink(temporary);
-        return status < 0 ? fail("cannot run the linker") : status;
-    }
-    if (rename(temporary, output) != 0) {
-        int e = errno;
-        unlink(temporary);
-        return fail("cannot write %s: %s", output, strerror(e));
-    }
-    return 0;
+    return link_output(kit, v, cxx, merged, output);
 }
 
 static bool names_conftest(const invocation *v) {
