@@ -48,9 +48,22 @@
  * not a failure (hfp_file_fault_struck); a crash, a failed assertion, a
  * deadlock or a sanitizer's report still are, so a program that goes on
  * as if the write had worked is found where its checks see the damage.
- * Not simulated: a machine
- * crash that loses the unsynced writes, which would need the program
- * started again on what survived.
+ *
+ * With crashes on (`-- --crashes`: hf_program_set_crashes), the files are
+ * a disk that keeps only what was synced, as a world's disk is (disk.c).
+ * A file's bytes and size as they were synced (or as the run found them)
+ * are its durable image; every write and truncation since is unsynced,
+ * kept in order; a successful fsync makes them durable, a failed one
+ * forgets them (they stay readable but never reach the media, as on Linux
+ * after EIO).  Before every write, sync, truncation, rename and unlink of
+ * a file, and at an exit that leaves writes unsynced, a machine crash may
+ * strike: a decision (hfp_crash_decided).  At one, every file loses its
+ * unsynced changes, or after a torn-write decision keeps the oldest few,
+ * the last of them cut short; then the program starts again on what is
+ * left (hfp_machine_crash, pthread_thread.c).  Making, renaming and
+ * removing a name are atomic and durable at once, as if each synced its
+ * directory: so a program that renames a file into place without syncing
+ * it first finds it empty after a crash, as on ext4 without auto_da_alloc.
  */
 #define _GNU_SOURCE   /* fopencookie */
 #include "pthread_layer.h"
@@ -83,7 +96,22 @@ typedef struct hfp_inode {
     size_t pipe_start;
     int readers, writers;     /* a pipe's open ends */
     hf_waitq pipe_waiters;    /* threads reading it while it is empty */
+    /* With crashes on: what survives a crash, and the changes since. */
+    bool tracked;             /* durable holds the file (else it is data, unchanged) */
+    unsigned char *durable;
+    size_t durable_size, durable_capacity;
+    struct hfp_change *unsynced, **unsynced_end;
+    unsigned unsynced_count;
+    struct hfp_inode *next_tracked;
 } hfp_inode;
+
+/* An unsynced change: `size` bytes at `offset`, or (data NULL) a
+ * truncation to `offset`. */
+typedef struct hfp_change {
+    size_t offset, size;
+    const unsigned char *data;
+    struct hfp_change *next;
+} hfp_change;
 
 typedef struct hfp_path {
     const char *path;         /* absolute, normalised */
@@ -115,12 +143,15 @@ static struct {
     hfp_stream *streams;      /* this run's and those runs left open */
     uint32_t temporaries;     /* mkstemp's names */
     bool fault_struck;        /* a file fault happened in this run */
+    hfp_inode *tracked, **tracked_end;   /* crashes on: the files changed, by first change */
 } fs;
 
-/* Whether writes and syncs are fault decisions (for every run from now). */
-static bool file_faults;
+/* Whether writes and syncs are fault decisions, and whether a machine may
+ * crash (for every run from now). */
+static bool file_faults, crashes;
 
 void hf_program_set_file_faults(bool on) { file_faults = on; }
+void hf_program_set_crashes(bool on) { crashes = on; }
 
 bool hfp_file_fault_struck(void) { return fs.fault_struck; }
 
@@ -143,23 +174,37 @@ static void point(void) {
 /* Removes the files HEISENFUZZ_PROGRAM_FILES got from the last run. */
 static void forget_kept(void);
 
-void hfp_files_run_starts(void) {
-    /* Streams the last run left open: closed, their callbacks told the
-     * descriptors they name are gone with that run's arena. */
+/* Streams an earlier run or a crashed program left open: closed, their
+ * callbacks told that the descriptors they name are gone (what they still
+ * buffer is lost, as a crash loses it). */
+static void close_streams(void) {
     for (hfp_stream *s = fs.streams, *next; s; s = next) {
         next = s->next;
         s->run = 0;
         fclose(s->file);   /* frees s */
     }
     fs.streams = NULL;
+}
+
+void hfp_files_run_starts(void) {
+    close_streams();
     memset(fs.slot, 0, sizeof fs.slot);
     memset(fs.fd, 0, sizeof fs.fd);
     fs.inodes = 0;
     fs.temporaries = 0;
     fs.fault_struck = false;
+    fs.tracked = NULL;
+    fs.tracked_end = &fs.tracked;
     fs.run = hfp.run;
     forget_kept();
     if (!fs.cwd[0] && !getcwd(fs.cwd, sizeof fs.cwd)) strcpy(fs.cwd, "/");
+}
+
+void hfp_files_restart(void) {
+    close_streams();
+    memset(fs.fd, 0, sizeof fs.fd);   /* pipes go with the process */
+    fs.fault_struck = false;
+    fs.run = hfp.run;
 }
 
 /* ---- The run's files, for a look (HEISENFUZZ_PROGRAM_FILES=DIR) ------------- */
@@ -356,6 +401,25 @@ static bool parent_exists(const char *absolute) {
     return true;
 }
 
+/* Makes room in an image of bytes (`*data`, `used` of them kept, in
+ * `*capacity`) for `size`. */
+static void reserve(unsigned char **data, size_t *capacity, size_t used, size_t size) {
+    if (size <= *capacity) return;
+    size_t grown = *capacity ? *capacity : 256;
+    while (grown < size) grown *= 2;
+    unsigned char *bytes = hf_alloc(grown);
+    if (used) memcpy(bytes, *data, used);
+    *data = bytes;
+    *capacity = grown;
+}
+
+/* Sets an image's size (`*size`): zeros past the old end. */
+static void resize_image(unsigned char **data, size_t *capacity, size_t *size, size_t to) {
+    reserve(data, capacity, *size, to);
+    if (to > *size) memset(*data + *size, 0, to - *size);
+    *size = to;
+}
+
 /* Reads the real file an inode copies into the arena, the first time. */
 static void load(hfp_inode *i) {
     if (i->loaded) return;
@@ -365,14 +429,7 @@ static void load(hfp_inode *i) {
     if (!f) hf_fail(HF_FAIL_CONFIG, NULL, "%s: cannot be read: %s", i->real, strerror(errno));
     unsigned char buffer[1 << 16];
     for (size_t n; (n = fread(buffer, 1, sizeof buffer, f)) > 0;) {
-        if (i->size + n > i->capacity) {
-            size_t capacity = i->capacity ? i->capacity : sizeof buffer;
-            while (capacity < i->size + n) capacity *= 2;
-            unsigned char *grown = hf_alloc(capacity);
-            if (i->size) memcpy(grown, i->data, i->size);
-            i->data = grown;
-            i->capacity = capacity;
-        }
+        reserve(&i->data, &i->capacity, i->size, i->size + n);
         memcpy(i->data + i->size, buffer, n);
         i->size += n;
     }
@@ -382,19 +439,19 @@ static void load(hfp_inode *i) {
 /* Sets the file's size: zeros past the old end. */
 static void resize(hfp_inode *i, size_t size) {
     load(i);
-    if (size > i->capacity) {
-        size_t capacity = i->capacity ? i->capacity : 256;
-        while (capacity < size) capacity *= 2;
-        unsigned char *grown = hf_alloc(capacity);   /* zeroed */
-        if (i->size) memcpy(grown, i->data, i->size);
-        i->data = grown;
-        i->capacity = capacity;
-    } else if (size > i->size) {
-        memset(i->data + i->size, 0, size - i->size);
-    }
-    i->size = size;
+    resize_image(&i->data, &i->capacity, &i->size, size);
     i->changed = true;
     i->modified = now();
+}
+
+static void changing(hfp_inode *i, size_t offset, const void *data, size_t size);
+static void crash_point(const char *before, const hfp_inode *i);
+
+/* A truncation (or extension) the program asked for: a change a crash may lose. */
+static void truncate_file(hfp_inode *i, size_t size) {
+    crash_point("a truncation of", i);
+    changing(i, size, NULL, 0);
+    resize(i, size);
 }
 
 /* The descriptor's entry, or NULL with errno EBADF. */
@@ -440,7 +497,7 @@ int hfp_open(const char *path, int flags, ...) {
     }
     if (i->directory && access_mode != O_RDONLY) { errno = EISDIR; return -1; }
     if ((flags & O_DIRECTORY) && !i->directory) { errno = ENOTDIR; return -1; }
-    if ((flags & O_TRUNC) && access_mode != O_RDONLY) resize(i, 0);
+    if ((flags & O_TRUNC) && access_mode != O_RDONLY) truncate_file(i, 0);
     int fd = free_descriptor(3);
     if (fd < 0) return -1;
     fs.fd[fd] = (hfp_fd){.inode = i, .readable = access_mode != O_WRONLY, .writable = access_mode != O_RDONLY,
@@ -532,9 +589,7 @@ static void file_fault(hf_fault_kind kind, const char *fmt, ...) {
     char *text = hf_vprintf(fmt, ap);
     va_end(ap);
     fs.fault_struck = true;
-    hf_emit(HF_EV_FAULT, kind, 0, text, HF_EV_DEVIATED);
-    /* A behaviour, as a world's faults are: which fault struck what. */
-    hf_features_add(&hf_w.features, HF_FEAT_FAULT, kind, hf_action_hash(HF_EV_FAULT, text));
+    hfp_fault(kind, text);
 }
 
 /* How many of `count` bytes a write at `offset` gets to write: all of
@@ -560,13 +615,145 @@ static bool sync_fault(hfp_fd *d) {
     return true;
 }
 
+/* ---- Crashes (--crashes) ------------------------------------------------------ */
+
+/* Sets the size of the file's durable image. */
+static void resize_durable(hfp_inode *i, size_t size) {
+    resize_image(&i->durable, &i->durable_capacity, &i->durable_size, size);
+}
+
+/* Puts a change on the durable image: `bytes` of a write's data (a prefix
+ * when torn), or a truncation, which is whole. */
+static void make_durable(hfp_inode *i, const hfp_change *c, size_t bytes) {
+    if (!c->data) {
+        resize_durable(i, c->offset);
+        return;
+    }
+    if (!bytes) return;
+    if (c->offset + bytes > i->durable_size) resize_durable(i, c->offset + bytes);
+    memcpy(i->durable + c->offset, c->data, bytes);
+}
+
+static void forget_changes(hfp_inode *i) {
+    i->unsynced = NULL;
+    i->unsynced_end = &i->unsynced;
+    i->unsynced_count = 0;
+}
+
+/* Before a change of a file's bytes (`size` of `data` at `offset`) or
+ * size (data NULL: to `offset`): the first time, what the file holds now
+ * is what a crash leaves of it; the change is unsynced. */
+static void changing(hfp_inode *i, size_t offset, const void *data, size_t size) {
+    if (!crashes || i->pipe || i->directory) return;
+    if (!i->tracked) {
+        load(i);
+        i->tracked = true;
+        resize_durable(i, i->size);
+        if (i->size) memcpy(i->durable, i->data, i->size);
+        forget_changes(i);
+        *fs.tracked_end = i;
+        fs.tracked_end = &i->next_tracked;
+    }
+    hfp_change *c = hf_alloc(sizeof *c);
+    *c = (hfp_change){.offset = offset, .size = size};
+    if (data) {
+        unsigned char *copy = hf_alloc(size);
+        memcpy(copy, data, size);
+        c->data = copy;
+    }
+    *i->unsynced_end = c;
+    i->unsynced_end = &c->next;
+    i->unsynced_count++;
+}
+
+/* An fsync's end: the unsynced changes reach the disk, or (it failed) never will. */
+static void synced(hfp_inode *i, bool ok) {
+    if (!i->tracked) return;
+    if (ok)
+        for (const hfp_change *c = i->unsynced; c; c = c->next) make_durable(i, c, c->size);
+    forget_changes(i);
+}
+
+static bool same_as_durable(const hfp_inode *i) {
+    return i->size == i->durable_size && (!i->size || !memcmp(i->data, i->durable, i->size));
+}
+
+/* A machine crash, for one file: it keeps its durable image, and after a
+ * torn-write decision the oldest few unsynced changes too, the last of
+ * them cut short (a truncation is not cut: it is kept whole or lost). */
+static void crash_file(hfp_inode *i) {
+    unsigned count = i->unsynced_count, keep = 0;
+    const hfp_change *cut = NULL;
+    size_t torn = 0;
+    if (count && hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_DISK_TORN_WRITE, false)) {
+        keep = (unsigned)hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, count - 1, count - 1);
+        cut = i->unsynced;
+        for (unsigned k = 0; k < keep; k++) cut = cut->next;
+        if (cut->data && cut->size > 1)
+            torn = (size_t)hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, cut->size - 1, cut->size / 2);
+        if (cut->data)
+            file_fault(HF_FAULT_DISK_TORN_WRITE, "torn write: %zu of %zu bytes at %zu reach %s (unsynced change %u of %u)",
+                       torn, cut->size, cut->offset, name_of(i), keep + 1, count);
+        else
+            file_fault(HF_FAULT_DISK_TORN_WRITE, "torn write: %u of %u unsynced changes reach %s", keep, count,
+                       name_of(i));
+    }
+    size_t lost = 0;
+    unsigned k = 0;
+    for (const hfp_change *c = i->unsynced; c; c = c->next, k++) {
+        size_t kept = k < keep ? c->size : c == cut ? torn : 0;
+        make_durable(i, c, kept);
+        if (c->data) lost += c->size - kept;
+    }
+    /* Writes a failed fsync forgot are lost too, though none is unsynced. */
+    if (count > keep || !same_as_durable(i))
+        file_fault(HF_FAULT_DISK_LOST_WRITES, "lost writes: %u of %u unsynced changes to %s (%zu bytes)", count - keep,
+                   count, name_of(i), lost);
+    reserve(&i->data, &i->capacity, 0, i->durable_size);
+    if (i->durable_size) memcpy(i->data, i->durable, i->durable_size);
+    i->size = i->durable_size;
+    forget_changes(i);
+}
+
+/* Whether a path of the run's table leads to the inode (a crash forgets
+ * the files that have none: their names are gone already). */
+static bool named(const hfp_inode *i) {
+    for (size_t h = 0; h < PATH_SLOTS; h++)
+        for (const hfp_path *p = fs.slot[h]; p; p = p->next)
+            if (p->inode == i) return true;
+    return false;
+}
+
+void hfp_files_crash(void) {
+    /* In the order the files were first changed: the same in every run. */
+    for (hfp_inode *i = fs.tracked; i; i = i->next_tracked)
+        if (named(i)) crash_file(i);
+}
+
+/* A machine crash may strike before a call that changes file `i` (a
+ * pipe or a directory is not a file's contents). */
+static void crash_point(const char *before, const hfp_inode *i) {
+    if (crashes && !i->pipe && !i->directory && hfp_crash_decided())
+        hfp_machine_crash(hf_printf("before %s %s", before, name_of(i)));
+}
+
+void hfp_files_exit_crash_point(void) {
+    if (!crashes) return;
+    bool unsynced = false;
+    for (hfp_inode *i = fs.tracked; i && !unsynced; i = i->next_tracked)
+        unsynced = named(i) && (i->unsynced_count || !same_as_durable(i));
+    if (unsynced && hfp_crash_decided()) hfp_machine_crash("as the program exits, its writes not all synced");
+}
+
 /* ---- Reads and writes ------------------------------------------------------- */
 
 static ssize_t write_at(hfp_fd *d, const void *buffer, size_t count, size_t offset) {
     if (!d->writable) { errno = EBADF; return -1; }
     if (count == 0) return 0;
+    crash_point("a write to", d->inode);
     count = write_fault(d, count, offset);
     if (count == 0) { errno = EIO; return -1; }
+    changing(d->inode, offset, buffer, count);
     load(d->inode);
     if (offset + count > d->inode->size) resize(d->inode, offset + count);
     memcpy(d->inode->data + offset, buffer, count);
@@ -665,7 +852,10 @@ int hfp_fsync(int fd) {
     if (is_standard(fd)) return 0;
     hfp_fd *d = descriptor(fd);
     if (!d) return -1;
-    if (sync_fault(d)) { errno = EIO; return -1; }
+    crash_point("an fsync of", d->inode);
+    bool failed = sync_fault(d);
+    synced(d->inode, !failed);
+    if (failed) { errno = EIO; return -1; }
     return 0;
 }
 
@@ -678,7 +868,7 @@ int hfp_ftruncate(int fd, off_t length) {
     hfp_fd *d = descriptor(fd);
     if (!d) return -1;
     if (!d->writable || d->inode->pipe || length < 0) { errno = EINVAL; return -1; }
-    resize(d->inode, (size_t)length);
+    truncate_file(d->inode, (size_t)length);
     return 0;
 }
 
@@ -690,7 +880,7 @@ int hfp_truncate(const char *path, off_t length) {
     if (!i) return -1;
     if (i->directory) { errno = EISDIR; return -1; }
     if (length < 0) { errno = EINVAL; return -1; }
-    resize(i, (size_t)length);
+    truncate_file(i, (size_t)length);
     return 0;
 }
 
@@ -752,6 +942,7 @@ int hfp_unlink(const char *path) {
     hfp_inode *i = lookup(path, absolute);
     if (!i) return -1;
     if (i->directory) { errno = EISDIR; return -1; }
+    crash_point("removing", i);
     entry(absolute)->inode = NULL;   /* open descriptors keep the inode */
     return 0;
 }
@@ -767,6 +958,7 @@ int hfp_rename(const char *from, const char *to) {
     if (!old && (errno != ENOENT || !parent_exists(target))) return -1;
     if (old && old->directory) { errno = EISDIR; return -1; }
     if (!strcmp(source, target)) return 0;
+    crash_point("renaming", i);
     entry_made(target)->inode = i;
     entry(source)->inode = NULL;
     return 0;

@@ -168,4 +168,23 @@ void hfp_files_keep(void);
 /* Ends the run as the process would end (exit status, from any thread). */
 void hfp_process_exit(int status) __attribute__((noreturn));
 
+/* A fault of the run's (an hf_fault_kind), described by `text`: in the
+ * trace, and a behaviour feature. */
+void hfp_fault(int kind, const char *text);
+
+/* Machine crashes (--crashes; pthread_files.c says what survives one).
+ * Whether one strikes here: a decision, while the run has crashes left. */
+bool hfp_crash_decided(void);
+/* The machine crashes (`where`: what the crashed thread was about to do):
+ * the files keep what was synced, every thread ends, and the program's
+ * main starts again (the same arguments, its globals at their first
+ * values, no descriptor open) on those files. */
+void hfp_machine_crash(const char *where) __attribute__((noreturn));
+/* pthread_files.c: at the crash, every file loses what was not synced;
+ * the new program's start: its descriptors and streams are gone; at its
+ * exit: a crash may strike while writes are not all synced. */
+void hfp_files_crash(void);
+void hfp_files_restart(void);
+void hfp_files_exit_crash_point(void);
+
 #endif

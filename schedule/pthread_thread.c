@@ -11,15 +11,19 @@
  * thread ends the run whatever the other threads are doing (they are
  * unwound); a non-zero exit status, abort() and a failed assert are failures
  * of the run.  pthread_exit in main lets the other threads finish first.
+ * With crashes on, a machine crash ends every thread at once and starts
+ * the program again on what its files kept (hfp_machine_crash).
  */
 #define _GNU_SOURCE
 #include "pthread_layer.h"
+#include "sim.h"   /* the fault kinds */
 
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -256,17 +260,65 @@ pid_t hfp_fork(void) { unsupported("fork"); }
 
 /* ---- The process --------------------------------------------------------- */
 
+/* Crashes in this run so far, and the step budget of each start of the
+ * program (program_main sets both at the run's start). */
+static int crashes_in_run;
+static uint64_t steps_per_start;
+
 void hfp_process_exit(int status) {
-    if (status != 0) {
+    if (status == 0) {
+        hfp_files_exit_crash_point();
+    } else {
         /* After a file fault, a program may refuse to go on: that is
-         * handling the fault, not failing on it. */
+         * handling the fault, not failing on it.  A crash is no such
+         * fault: what it leaves, a program must take up again. */
         if (!hfp_file_fault_struck())
-            hf_fail(HF_FAIL_PROGRAM, NULL, "the program exited with status %d (in %s)", status,
-                    hf_task_name(hf_self()));
+            hf_fail(HF_FAIL_PROGRAM, NULL, "the program exited with status %d (in %s)%s", status,
+                    hf_task_name(hf_self()), crashes_in_run ? ", started again after a machine crash" : "");
         hf_emit(HF_EV_NOTE, 0, 0, hf_printf("the program exited with status %d after a file fault", status), 0);
     }
     hfp_files_keep();
     hf_end_run();
+}
+
+void hfp_fault(int kind, const char *text) {
+    hf_emit(HF_EV_FAULT, kind, 0, text, HF_EV_DEVIATED);
+    /* A behaviour, as a world's faults are: which fault struck what. */
+    hf_features_add(&hf_w.features, HF_FEAT_FAULT, (unsigned)kind, hf_action_hash(HF_EV_FAULT, text));
+}
+
+/* Crashes a run may have.  One tries the program's recovery and a second
+ * a crash during that recovery; each costs a whole run of the program
+ * more, and a third mostly repeats what the second did. */
+enum { HFP_MAX_CRASHES = 2 };
+
+bool hfp_crash_decided(void) {
+    return crashes_in_run < HFP_MAX_CRASHES &&
+           hf_decide_bool(&hf_w.decider, HF_DECISION_FAULT | HF_FAULT_CRASH, false);
+}
+
+static void program_main(void *arg);
+static int restarted;   /* program_main's argument for a start after a crash */
+
+void hfp_machine_crash(const char *where) {
+    crashes_in_run++;
+    hfp_fault(HF_FAULT_CRASH, hf_printf("machine crash in %s, %s", hf_task_name(hf_self()), where));
+    hfp_files_crash();
+    hf_task *self = hf_current();
+    for (int k = 0; k < hf_w.task_count; k++) {
+        hf_task *t = &hf_w.tasks[k];
+        if (t != self && t->state != TASK_DONE) hf_task_kill(t);
+    }
+    hf_emit(HF_EV_NOTE, 0, 0,
+            hf_printf("the program starts again on what its files kept (crash %d of at most %d)", crashes_in_run,
+                      HFP_MAX_CRASHES),
+            0);
+    /* Each start has the whole budget: a program that needs most of it
+     * for one start is no livelock for running twice. */
+    hf_w.max_steps = hf_w.steps + steps_per_start;
+    hf_spawn("main", program_main, &restarted);
+    hf_task_kill(self);
+    abort();   /* hf_task_kill of the running task does not return */
 }
 
 void hfp_exit(int status) __attribute__((noreturn));
@@ -287,8 +339,10 @@ void hfp___assert_fail(const char *assertion, const char *file, unsigned line, c
             assertion, file, line, function);
 }
 
+/* The run's first task, and after a machine crash the new one: the
+ * program's process from its start.  Each start has a number of its own,
+ * so a crashed program's locks are as new to the next (hfp_state). */
 static void program_main(void *arg) {
-    (void)arg;
     if (!hfp_main) hf_fail(HF_FAIL_CONFIG, NULL, "no program: the binary was not built by build-pthread");
     memset(&hfp, 0, sizeof hfp);
     static uint32_t runs;
@@ -296,7 +350,13 @@ static void program_main(void *arg) {
     hfp.run = runs;
     hfp.rand_state = 1;
     hfp_restore_globals();
-    hfp_files_run_starts();
+    if (arg == &restarted) {
+        hfp_files_restart();
+    } else {
+        crashes_in_run = 0;
+        steps_per_start = hf_w.max_steps;
+        hfp_files_run_starts();
+    }
     hfp_cxx_run_starts();
     hfp_thread *t = hf_alloc(sizeof *t);
     hfp.threads[hf_self()] = t;

@@ -3,11 +3,12 @@
 # they are: their source from the archive (apt-get source), built from
 # their own build system with `heisenfuzz cc` / `heisenfuzz c++`, then a
 # campaign that compresses and one that decompresses a small file with two
-# threads, and one that compresses into a file whose writes and syncs may
-# fail (file faults) (a benchmark of real code, not a test: not part of
-# tests/run.sh).
+# threads, one that compresses into a file whose writes and syncs may fail
+# (file faults), and one that does so on a machine that may crash (and
+# start the program again on what was synced) (a benchmark of real code,
+# not a test: not part of tests/run.sh).
 #
-#   tests/debian_programs.sh [--seconds N] [--seed S] [--work DIR] [PROGRAM...]
+#   tests/debian_programs.sh [--seconds N] [--seed S] [--work DIR] [--campaigns LIST] [PROGRAM...]
 #
 #   PROGRAM      pbzip2 (C++), zstd (C, -T2), xz (C, -T2), pigz (C);
 #                default: all four
@@ -15,6 +16,8 @@
 #   --seed S     libFuzzer's seed (default 1)
 #   --work DIR   where the sources, builds and campaigns go (default
 #                /tmp/heisenfuzz-debian); kept afterwards
+#   --campaigns LIST  which to run, of compress,decompress,faults,crashes
+#                (default: all)
 #
 # Needs root once: it adds a deb-src entry for the archive the machine's
 # debian.sources names (saying so) and installs a build dependency
@@ -34,17 +37,20 @@
 # writes its output file, the replays write it out
 # (HEISENFUZZ_PROGRAM_FILES), and a run that exited 0 must have written
 # the input's compressed form; one that exited non-zero after a fault
-# refused the failed file, which is counted, not checked.  Prints one line
-# per campaign.
+# refused the failed file, which is counted, not checked.  Under crashes,
+# every run must end with the compressed form written, whatever crash it
+# met: the program started again on what survived must finish the job.
+# Prints one line per campaign.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 hf="$repo/out/heisenfuzz"
-seconds=300 seed=1 work=/tmp/heisenfuzz-debian programs=()
+seconds=300 seed=1 work=/tmp/heisenfuzz-debian campaigns=compress,decompress,faults,crashes programs=()
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
+    --campaigns) campaigns=$2; shift 2 ;;
     -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "debian_programs.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) programs+=("$1"); shift ;;
@@ -55,6 +61,7 @@ done
 mkdir -p "$work"
 
 say() { echo "debian_programs.sh: $*" >&2; }
+wanted() { [[ ",$campaigns," == *",$1,"* ]]; }
 
 # ---- the archive's sources ----------------------------------------------------
 
@@ -192,25 +199,32 @@ campaign() {
     echo "$name $kind ($args): status $status; ${found:-no verdict}; last progress: ${last:-none}; round trip: $wrong wrong of $checked corpus schedules"
 }
 
-# faults_campaign NAME ARGS: `heisenfuzz fuzz` of ARGS with file faults, then
-# the corpus's schedules replayed with the run's files written out: those
-# whose run exited 0 must hold input.EXT, which the reference tool turns
-# back into the input.
+# faults_campaign NAME ARGS KIND: `heisenfuzz fuzz` of ARGS with file
+# faults (KIND faults) or machine crashes (KIND crashes), then the corpus's
+# schedules replayed with the run's files written out: those whose run
+# exited 0 must hold input.EXT, which the reference tool turns back into
+# the input.
 faults_campaign() {
-    local name=$1 args=$2 dir="$work/$1/faults" ext status last found
+    local name=$1 args=$2 kind=$3 dir="$work/$1/$3" ext status last found
+    # The option, in the environment of every command below.
+    case $kind in
+    faults) local -x HEISENFUZZ_FILE_FAULTS=1 ;;
+    crashes) local -x HEISENFUZZ_CRASHES=1 ;;
+    esac
     ext=$(suffix "$name")
-    HEISENFUZZ_FILE_FAULTS=1 fuzz_in "$dir" "$name" "$args"
-    local checked=0 wrong=0 refused=0 failed=0 f timeline
+    fuzz_in "$dir" "$name" "$args"
+    local checked=0 wrong=0 refused=0 failed=0 crashed=0 f timeline
     mkdir -p "$dir/kept"
     for f in $(ls "$dir/hf-work/${name}"/* 2>/dev/null | head -50); do
-        timeline=$(cd "$dir" && HEISENFUZZ_FILE_FAULTS=1 HEISENFUZZ_ARGS="$args" HEISENFUZZ_PROGRAM_FILES=kept \
+        timeline=$(cd "$dir" && HEISENFUZZ_ARGS="$args" HEISENFUZZ_PROGRAM_FILES=kept \
             "./${name}_fuzzer" --replay "$f" 2>/dev/null)
         checked=$((checked + 1))
+        [[ "$timeline" == *"machine crash in"* ]] && crashed=$((crashed + 1))
         if [[ "$timeline" == *"verdict: fail"* ]]; then failed=$((failed + 1))
         elif [[ "$timeline" == *"after a file fault"* ]]; then refused=$((refused + 1))
         else $(reference "$name") <"$dir/kept/input.$ext" 2>/dev/null | cmp -s - "$dir/input" || wrong=$((wrong + 1)); fi
     done
-    echo "$name faults ($args, --file-faults): status $status; ${found:-no verdict}; last progress: ${last:-none}; of $checked corpus schedules: $failed failed, $refused exited non-zero after a file fault, $wrong of the rest wrote a wrong input.$ext"
+    echo "$name $kind ($args, --${kind/faults/file-faults}): status $status; ${found:-no verdict}; last progress: ${last:-none}; of $checked corpus schedules ($crashed with a machine crash): $failed failed, $refused exited non-zero after a file fault, $wrong of the rest wrote a wrong input.$ext"
 }
 
 for name in "${programs[@]}"; do
@@ -226,11 +240,21 @@ for name in "${programs[@]}"; do
         say "$name: the calm run does not compress: $(grep -a '^verdict:' "$work/$name/calm.out")"
         continue
     fi
-    say "$name: compressing for $seconds s"
-    campaign "$name" compress "$(compress_args "$name")" "$work/$name/input"
-    say "$name: decompressing for $seconds s"
-    decompress=$(compress_args "$name" | sed "s/-c/-d -c/; s/ input\$/ input.$ext/")
-    campaign "$name" decompress "$decompress" "$work/$name/input"
-    say "$name: compressing into a file under file faults for $seconds s"
-    faults_campaign "$name" "$(to_file_args "$name")"
+    if wanted compress; then
+        say "$name: compressing for $seconds s"
+        campaign "$name" compress "$(compress_args "$name")" "$work/$name/input"
+    fi
+    if wanted decompress; then
+        say "$name: decompressing for $seconds s"
+        decompress=$(compress_args "$name" | sed "s/-c/-d -c/; s/ input\$/ input.$ext/")
+        campaign "$name" decompress "$decompress" "$work/$name/input"
+    fi
+    if wanted faults; then
+        say "$name: compressing into a file under file faults for $seconds s"
+        faults_campaign "$name" "$(to_file_args "$name")" faults
+    fi
+    if wanted crashes; then
+        say "$name: compressing into a file on a machine that may crash for $seconds s"
+        faults_campaign "$name" "$(to_file_args "$name")" crashes
+    fi
 done

@@ -612,13 +612,22 @@ fi
 # schedule fails it without faults, and with them the search finds the
 # part a failed or short write left short.  careful checks and exits 1 on
 # an error, which after a fault is not a failure.
-faults="$work/faults"
-mkdir -p "$faults/plain_corpus" "$faults/corpus" "$faults/careful_corpus"
-if build "$hf" tests/pthread/file_faults.c "$faults/f"; then
-    (cd "$faults" && timeout 300 ./f -seed=1 -runs=5000 -artifact_prefix="$faults/plain-" plain_corpus -- careless \
-        >plain.log 2>&1)
+# quiet_campaign DIR NAME RUNS ARGS...: DIR/f for RUNS libFuzzer runs
+# (-seed=1, corpus DIR/NAME-corpus), the program's ARGS after --; true when
+# it exits 0 having written no crash file (status: its exit status).
+quiet_campaign() {
+    local dir=$1 name=$2 runs=$3
+    shift 3
+    mkdir -p "$dir/$name-corpus"
+    (cd "$dir" && timeout 300 ./f -seed=1 -runs="$runs" -artifact_prefix="$dir/$name-" "$name-corpus" -- "$@" \
+        >"$name.log" 2>&1)
     status=$?
-    [ $status -eq 0 ] && ! ls "$faults"/plain-crash-* >/dev/null 2>&1
+    [ $status -eq 0 ] && ! ls "$dir/$name"-crash-* >/dev/null 2>&1
+}
+faults="$work/faults"
+mkdir -p "$faults/corpus"
+if build "$hf" tests/pthread/file_faults.c "$faults/f"; then
+    quiet_campaign "$faults" plain 5000 careless
     check $? "file_faults.c careless, no file faults: 5,000 libFuzzer runs (-seed=1) find no failure (status $status)"
     (cd "$faults" && timeout 300 ./f -seed=1 -runs=20000 -artifact_prefix="$faults/" corpus -- --file-faults careless \
         >faults.log 2>&1)
@@ -633,12 +642,10 @@ if build "$hf" tests/pthread/file_faults.c "$faults/f"; then
     summary=$([ -n "$crash" ] && (cd "$faults" && ./f --minimize "$crash" -o "$faults/min") 2>/dev/null | head -1)
     [[ "$summary" == *"-> 1 ("* ]] && [[ "$(cd "$faults" && ./f --replay min 2>/dev/null)" == *"verdict: fail "* ]]
     check $? "file_faults.c careless --file-faults: the crash minimizes to one fault that still fails it ($summary)"
-    (cd "$faults" && timeout 300 ./f -seed=1 -runs=20000 -artifact_prefix="$faults/careful-" careful_corpus \
-        -- --file-faults careful >careful.log 2>&1)
-    status=$?
+    quiet_campaign "$faults" careful 20000 --file-faults careful
+    ok=$?
     got=$([ -e "$faults/min" ] && (cd "$faults" && ./f --replay min -- --file-faults careful) 2>/dev/null)
-    [ $status -eq 0 ] && ! ls "$faults"/careful-crash-* >/dev/null 2>&1 &&
-        [[ "$got" == *"the program exited with status 1 after a file fault"*"verdict: ok"* ]]
+    [ $ok -eq 0 ] && [[ "$got" == *"the program exited with status 1 after a file fault"*"verdict: ok"* ]]
     check $? "file_faults.c careful --file-faults: 20,000 libFuzzer runs find no failure (status $status), and on the careless program's fault it exits with status 1, which is no failure"
     # HEISENFUZZ_PROGRAM_FILES=DIR: the files the replayed run wrote, the
     # last run's alone (not the calm run's before it, none after a failure).
@@ -650,6 +657,46 @@ if build "$hf" tests/pthread/file_faults.c "$faults/f"; then
     [ -e "$faults/min" ] && (cd "$faults" && HEISENFUZZ_PROGRAM_FILES=kept ./f --replay min >/dev/null 2>&1)
     [ $ok -eq 0 ] && [ -z "$(ls "$faults/kept")" ]
     check $? "HEISENFUZZ_PROGRAM_FILES: a replay writes out the files its run made (${calm_files:-none}), and a failed run's replay leaves none"
+fi
+
+# Machine crashes (-- --crashes): before a call that changes a file, a
+# crash may strike; the files keep what was synced (a torn-write decision
+# may keep part of the rest) and the program starts again on them.
+# crash_safe.c asserts at its start that its state file is absent or whole.
+# careless renames an unsynced file into place (lost writes break it),
+# inplace overwrites its record and syncs (only a torn write breaks it),
+# careful syncs before renaming (nothing breaks it).
+crashes="$work/crashes"
+mkdir -p "$crashes"
+if build "$hf" tests/pthread/crash_safe.c "$crashes/f"; then
+    quiet_campaign "$crashes" plain 5000 careless
+    check $? "crash_safe.c careless, no crashes: 5,000 libFuzzer runs (-seed=1) find no failure (status $status)"
+    for how in careless inplace; do
+        mkdir -p "$crashes/$how-corpus"
+        (cd "$crashes" && timeout 300 ./f -seed=1 -runs=20000 -artifact_prefix="$crashes/$how-" "$how-corpus" \
+            -- --crashes $how >"$how.log" 2>&1)
+        crash=$(ls "$crashes/$how"-crash-* 2>/dev/null | grep -v '\.args$' | head -1)
+        timeline=$([ -n "$crash" ] && (cd "$crashes" && ./f --replay "$crash") 2>/dev/null)
+        case $how in
+        careless) want="the state file is not one whole record" fault="lost writes" ;;
+        inplace) want="the state record is torn" fault="torn write" ;;
+        esac
+        [[ "$timeline" == *"verdict: fail assertion failed in main: "*"$want"* ]] &&
+            grep -q '^\* .*machine crash in ' <<<"$timeline" && grep -q "^\* .*$fault" <<<"$timeline" &&
+            grep -q "the program starts again" <<<"$timeline" && grep -qx 'crashes' "$crash.args"
+        check $? "crash_safe.c $how --crashes: libFuzzer (-seed=1, at most 20,000 runs) finds \"$want\" after a machine crash ($(grep -m1 -oE "$fault[^*]*" <<<"$timeline")); its record keeps --crashes"
+        hashes="$(sed -n 's/^trace-hash: //p' <<<"$timeline") $([ -n "$crash" ] && (cd "$crashes" && HEISENFUZZ_TRACE_HASH=1 ./f "$crash" -- --crashes $how 2>&1) | sed -n 's/^trace-hash: //p' | head -1)"
+        [ "$(echo $hashes | wc -w)" -eq 2 ] && [ "$(echo $hashes | tr ' ' '\n' | sort -u | wc -l)" -eq 1 ]
+        check $? "crash_safe.c $how --crashes: the replay and the fuzzer's own run of the crash give one trace hash ($hashes )"
+        summary=$([ -n "$crash" ] && (cd "$crashes" && ./f --minimize "$crash" -o "$crashes/$how-min") 2>/dev/null | head -1)
+        [[ "$(cd "$crashes" && ./f --replay "$how-min" 2>/dev/null)" == *"verdict: fail assertion failed in main: "*"$want"* ]]
+        check $? "crash_safe.c $how --crashes: the crash minimizes and still fails the same way ($summary)"
+    done
+    quiet_campaign "$crashes" careful 20000 --crashes careful
+    ok=$?
+    got=$([ -e "$crashes/inplace-min" ] && (cd "$crashes" && ./f --replay inplace-min -- --crashes careful) 2>/dev/null)
+    [ $ok -eq 0 ] && [[ "$got" == *"machine crash in"*"verdict: ok"* ]]
+    check $? "crash_safe.c careful --crashes: 20,000 libFuzzer runs find no failure (status $status), and the in-place program's crash leaves it whole"
 fi
 
 # ---- determinism across builds ----------------------------------------------
@@ -700,10 +747,23 @@ for build_dir in O0:"${HF_OUT_O0:-}" asan:"${HF_OUT_ASAN:-}" ubsan:"${HF_OUT_UBS
             (cd "$files" && "$build" --replay "$across"/inputs/* -- input.txt racy 2>/dev/null | grep '^trace-hash:') >"$build.hashes"
             (cd "$files" && "$build" --replay "$across"/inputs/* -- --file-faults input.txt racy 2>/dev/null |
                 grep '^trace-hash:') >>"$build.hashes"
+            (cd "$files" && "$build" --replay "$across"/inputs/* -- --file-faults --crashes input.txt racy 2>/dev/null |
+                grep '^trace-hash:') >>"$build.hashes"
         done
-        [ "$(wc -l <"$files/f.hashes")" -eq $((2 * $(ls "$across/inputs" | wc -l))) ] && cmp -s "$files/f.hashes" "$across/files-$label.hashes" || ok=1
+        [ "$(wc -l <"$files/f.hashes")" -eq $((3 * $(ls "$across/inputs" | wc -l))) ] && cmp -s "$files/f.hashes" "$across/files-$label.hashes" || ok=1
     else ok=1; fi
-    check $ok "the $label build of files_threads.c (racy, without and with --file-faults) gives the plain build's trace hashes on $(wc -l <"$files/f.hashes" 2>/dev/null) inputs"
+    check $ok "the $label build of files_threads.c (racy: plain, --file-faults, --file-faults --crashes) gives the plain build's trace hashes on $(wc -l <"$files/f.hashes" 2>/dev/null) inputs"
+    # And crash_safe.c, whose runs start again after crashes.
+    ok=0
+    if build "$tool" tests/pthread/crash_safe.c "$across/crashes-$label" && [ -x "$crashes/f" ]; then
+        for build in "$crashes/f" "$across/crashes-$label"; do
+            for how in careless inplace; do
+                (cd "$crashes" && "$build" --replay "$across"/inputs/* -- --crashes $how 2>/dev/null | grep '^trace-hash:')
+            done >"$build.hashes"
+        done
+        [ "$(wc -l <"$crashes/f.hashes")" -eq $((2 * $(ls "$across/inputs" | wc -l))) ] && cmp -s "$crashes/f.hashes" "$across/crashes-$label.hashes" || ok=1
+    else ok=1; fi
+    check $ok "the $label build of crash_safe.c (careless and inplace, --crashes) gives the plain build's trace hashes on $(wc -l <"$crashes/f.hashes" 2>/dev/null) inputs"
 done
 
 # ---- AFL++ ------------------------------------------------------------------
@@ -785,6 +845,18 @@ if command -v afl-fuzz >/dev/null && [ -f "$OUT/lib/libhf_pthread_afl.a" ]; then
         check $? "file_faults.c careless under AFL++ (-s 1, HEISENFUZZ_FILE_FAULTS=1, its mutator library): the short part after ${first:-no} execution(s) of at most 5,000, the library's own runs included"
     else
         echo "not ok - build-pthread --afl tests/pthread/file_faults.c: $(cat "$dir/faults_build.log")"
+    fi
+    # Crashes under AFL++, in a directory of their own (the program's state file).
+    mkdir -p "$dir/crashes"
+    if "$hf" build-pthread --afl tests/pthread/crash_safe.c -o "$dir/crashes/f" >/dev/null 2>"$dir/crashes_build.log"; then
+        first=$(cd "$dir/crashes" && HEISENFUZZ_CRASHES=1 HEISENFUZZ_ARGS=careless afl_campaign crashes "$dir/crashes/f" 5000 "$dir/crashes/f_mutator.so")
+        crash=$(ls "$dir"/crashes.out/default/crashes/id:* 2>/dev/null | head -1)
+        got=$([ -n "$crash" ] && cd "$dir/crashes" && HEISENFUZZ_CRASHES=1 HEISENFUZZ_ARGS=careless ./f --replay "$crash" 2>/dev/null |
+              grep -E '^verdict:|machine crash')
+        [ -n "$first" ] && [[ "$got" == *"machine crash in"*"the state file is not one whole record"* ]]
+        check $? "crash_safe.c careless under AFL++ (-s 1, HEISENFUZZ_CRASHES=1, its mutator library): the empty state after a crash, after ${first:-no} execution(s) of at most 5,000, the library's own runs included"
+    else
+        echo "not ok - build-pthread --afl tests/pthread/crash_safe.c: $(cat "$dir/crashes_build.log")"
     fi
 fi
 

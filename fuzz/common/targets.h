@@ -62,5 +62,9 @@ void hf_program_set_stdin(const void *data, size_t size);
 /* Whether the program's writes and syncs of files are fault decisions
  * (schedule/pthread_files.c); until set, they are not. */
 void hf_program_set_file_faults(bool on);
+/* Whether a machine crash, which loses the files' unsynced writes and
+ * starts the program again, may strike at its calls that change files (a
+ * decision; schedule/pthread_files.c); until set, it may not. */
+void hf_program_set_crashes(bool on);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * invocation.c — a pthread program's arguments, stdin and file faults:
+ * invocation.c — a pthread program's arguments, stdin, file faults and crashes:
  * from the command line, the environment or the record beside a schedule
  * file, to the layer (invocation.h).
  */
@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-bool hf_invocation_given(const hf_invocation *inv) { return inv->argc > 0 || inv->stdin_path || inv->file_faults; }
+bool hf_invocation_given(const hf_invocation *inv) {
+    return inv->argc > 0 || inv->stdin_path || inv->file_faults || inv->crashes;
+}
 
 static void clear(hf_invocation *inv) { memset(inv, 0, sizeof *inv); }
 
@@ -48,6 +50,8 @@ int hf_invocation_from_command_line(int *argc, char **argv, hf_invocation *inv, 
             inv->stdin_path = stdin_path(file);
         } else if (!strcmp(a, "--file-faults")) {
             inv->file_faults = true;
+        } else if (!strcmp(a, "--crashes")) {
+            inv->crashes = true;
         } else {
             break;
         }
@@ -86,8 +90,9 @@ void hf_invocation_from_env(hf_invocation *inv) {
     else if (args) split_into(inv, args, " \t");
     const char *in = getenv("HEISENFUZZ_STDIN");
     if (in && *in) inv->stdin_path = stdin_path(in);
-    const char *faults = getenv("HEISENFUZZ_FILE_FAULTS");
+    const char *faults = getenv("HEISENFUZZ_FILE_FAULTS"), *crashes = getenv("HEISENFUZZ_CRASHES");
     inv->file_faults = faults && !strcmp(faults, "1");
+    inv->crashes = crashes && !strcmp(crashes, "1");
 }
 
 void hf_invocation_to_env(const hf_invocation *inv) {
@@ -107,6 +112,8 @@ void hf_invocation_to_env(const hf_invocation *inv) {
     else unsetenv("HEISENFUZZ_STDIN");
     if (inv->file_faults) setenv("HEISENFUZZ_FILE_FAULTS", "1", 1);
     else unsetenv("HEISENFUZZ_FILE_FAULTS");
+    if (inv->crashes) setenv("HEISENFUZZ_CRASHES", "1", 1);
+    else unsetenv("HEISENFUZZ_CRASHES");
 }
 
 int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
@@ -141,21 +148,31 @@ int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
             read.stdin_path = line + 6;
         } else if (!strcmp(line, "file-faults")) {
             read.file_faults = true;
+        } else if (!strcmp(line, "crashes")) {
+            read.crashes = true;
         } else {
-            fprintf(stderr, "heisenfuzz: %s: line %d is not 'arg VALUE', 'stdin PATH' or 'file-faults'\n", path,
-                    number);
+            fprintf(stderr, "heisenfuzz: %s: line %d is not 'arg VALUE', 'stdin PATH', 'file-faults' or 'crashes'\n",
+                    path, number);
             free(text);
             return 2;
         }
     }
-    /* The strings point into `text`, which lives as long as the invocation. */
+    /* The strings point into `text`, which lives as long as the invocation:
+     * kept where LeakSanitizer sees it, at a replay's exit too. */
+    static char **texts;
+    static size_t text_count;
+    char **grown = realloc(texts, (text_count + 1) * sizeof *grown);
+    if (grown) {
+        texts = grown;
+        texts[text_count++] = text;
+    }
     *inv = read;
     return 1;
 }
 
 bool hf_invocation_format(const hf_invocation *inv, char *text, size_t size) {
     size_t used = 0;
-    int n = snprintf(text, size, "# heisenfuzz: the arguments, stdin and file faults this schedule's program runs with\n");
+    int n = snprintf(text, size, "# heisenfuzz: what this schedule's program runs with: arguments, stdin, file faults, crashes\n");
     if (n < 0 || (size_t)n >= size) return false;
     used = (size_t)n;
     for (int i = 0; i < inv->argc; i++) {
@@ -169,9 +186,11 @@ bool hf_invocation_format(const hf_invocation *inv, char *text, size_t size) {
         if (n < 0 || (size_t)n >= size - used) return false;
         used += (size_t)n;
     }
-    if (inv->file_faults) {
-        n = snprintf(text + used, size - used, "file-faults\n");
+    const char *flags[] = {inv->file_faults ? "file-faults\n" : "", inv->crashes ? "crashes\n" : ""};
+    for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
+        n = snprintf(text + used, size - used, "%s", flags[f]);
         if (n < 0 || (size_t)n >= size - used) return false;
+        used += (size_t)n;
     }
     return true;
 }
@@ -216,5 +235,6 @@ int hf_invocation_apply(const hf_invocation *inv) {
     }
     hf_program_set_args(inv->argc, inv->args);
     hf_program_set_file_faults(inv->file_faults);
+    hf_program_set_crashes(inv->crashes);
     return 0;
 }

@@ -1,11 +1,12 @@
 /*
  * invocation.h — what a pthread program's main runs with besides the
  * schedule: its arguments, the file on its stdin (the environment is fixed
- * by the layer: schedule/pthread_libc.c), and whether its writes and syncs
- * of files may fail (file faults: schedule/pthread_files.c).  A program's
- * fuzzer takes them from its command line (`PROG_fuzzer [FLAGS] --
- * [--stdin FILE] [--file-faults] ARGS`) or the environment
- * (HEISENFUZZ_ARGS, HEISENFUZZ_STDIN, HEISENFUZZ_FILE_FAULTS=1), and keeps
+ * by the layer: schedule/pthread_libc.c), whether its writes and syncs of
+ * files may fail (file faults) and whether the machine may crash under it
+ * (crashes: schedule/pthread_files.c).  A program's fuzzer takes them
+ * from its command line (`PROG_fuzzer [FLAGS] -- [--stdin FILE]
+ * [--file-faults] [--crashes] ARGS`) or the environment (HEISENFUZZ_ARGS,
+ * HEISENFUZZ_STDIN, HEISENFUZZ_FILE_FAULTS=1, HEISENFUZZ_CRASHES=1), and keeps
  * them beside every schedule file it writes, as FILE.args, so that the
  * file replays without them being given again.
  *
@@ -14,6 +15,7 @@
  *     arg VALUE       one argument of main, in order (VALUE: the rest of the line)
  *     stdin PATH      the file on stdin (an absolute path)
  *     file-faults     writes and syncs of files are fault decisions
+ *     crashes         a machine crash may strike at calls that change files
  *
  * An argument cannot hold a newline (it could not be written there).
  */
@@ -30,23 +32,24 @@ typedef struct hf_invocation {
     char *args[HF_INVOCATION_MAX_ARGS];
     char *stdin_path;                  /* absolute; NULL: an empty stdin */
     bool file_faults;
+    bool crashes;
 } hf_invocation;
 
-/* Anything but no arguments, an empty stdin and no file faults: only then
- * is a record written. */
+/* Anything but no arguments, an empty stdin, no file faults and no
+ * crashes: only then is a record written. */
 bool hf_invocation_given(const hf_invocation *inv);
 
 /* Takes `--` and what follows it off the command line (*argc shrinks), into
  * `inv`: first the layer's own options (`--stdin FILE`, `--stdin=FILE`,
- * `--file-faults`), then
+ * `--file-faults`, `--crashes`), then
  * an optional `--`, then the program's arguments.  Returns 1 when there was
  * a `--`, 0 when not, 2 after a one-line message (prefixed `prog`). */
 int hf_invocation_from_command_line(int *argc, char **argv, hf_invocation *inv, const char *prog);
 
 /* From the environment: HEISENFUZZ_PROGRAM_ARGS (newline-separated; what
  * the `--` form hands its child processes) or else HEISENFUZZ_ARGS (split
- * at spaces and tabs, no quoting), HEISENFUZZ_STDIN and
- * HEISENFUZZ_FILE_FAULTS (1: on). */
+ * at spaces and tabs, no quoting), HEISENFUZZ_STDIN,
+ * HEISENFUZZ_FILE_FAULTS and HEISENFUZZ_CRASHES (1: on). */
 void hf_invocation_from_env(hf_invocation *inv);
 
 /* Puts `inv` into the environment, so that libFuzzer's child processes

@@ -57,8 +57,9 @@ static int usage(const char *prog, const char *problem) {
                     "       %s --explore [--strategy random|swarm|pct|generators|pos|surw|bytes|dfs] [--runs N] [--seed S] [--depth D] [--bound K] [--until-fail] [-- PROGRAM]\n"
                     "       %s --bench-plateau [--campaigns N] [--runs N] [--max-bound K] [-- PROGRAM]\n"
                     "       %s [libFuzzer flags] [CORPUS...] [-- PROGRAM]\n"
-                    "PROGRAM: [--stdin FILE] [--file-faults] [--] ARGS...: main's arguments, the file on its stdin, and\n"
-                    "         whether writes and syncs of files may fail (fault decisions)\n",
+                    "PROGRAM: [--stdin FILE] [--file-faults] [--crashes] [--] ARGS...: main's arguments, the file on\n"
+                    "         its stdin, whether writes and syncs of files may fail, and whether the machine may crash,\n"
+                    "         losing unsynced writes and starting the program again (fault decisions)\n",
             prog, problem, prog, prog, prog, prog, prog);
     return 2;
 }
@@ -78,13 +79,14 @@ static int mode_help(const char *prog, const char *mode) {
     char command[4096];
     snprintf(command, sizeof command, "%s %s", prog, mode);
     if (!strcmp(mode, "--replay")) {
-        printf("usage: %s FILE... [-- [--stdin FILE] [--file-faults] ARGS...]\n\n  ", command);
+        printf("usage: %s FILE... [-- [--stdin FILE] [--file-faults] [--crashes] ARGS...]\n\n  ", command);
         hf_options_print_wrapped(stdout, "run each file as a schedule of the program: its timeline (up to a "
                                  "crash, should it crash), verdict and trace hash; exit 1 if a run failed.  The "
-                                 "program gets the arguments, stdin and file faults after --, else those recorded in "
-                                 "FILE.args, else HEISENFUZZ_ARGS, HEISENFUZZ_STDIN and HEISENFUZZ_FILE_FAULTS", 2, 2);
+                                 "program gets the arguments, stdin, file faults and crashes after --, else those "
+                                 "recorded in FILE.args, else HEISENFUZZ_ARGS, HEISENFUZZ_STDIN, "
+                                 "HEISENFUZZ_FILE_FAULTS and HEISENFUZZ_CRASHES", 2, 2);
     } else if (!strcmp(mode, "--minimize")) {
-        printf("usage: %s FILE -o OUT [-- [--stdin FILE] [--file-faults] ARGS...]\n\n  ", command);
+        printf("usage: %s FILE -o OUT [-- [--stdin FILE] [--file-faults] [--crashes] ARGS...]\n\n  ", command);
         hf_options_print_wrapped(stdout, "shrink the failing schedule FILE to the fewest decisions that still "
                                  "fail the same way, write it to OUT (and the program's arguments and stdin to "
                                  "OUT.args, when it has some) and print its timeline", 2, 2);
@@ -367,6 +369,7 @@ const hf_target *hf_fuzzer_start(int *argc, char ***argv) {
                         "  HEISENFUZZ_PROGRAM_OUTPUT=FILE  its stdout into FILE (the last run's), stderr shown\n"
                         "  HEISENFUZZ_PROGRAM_FILES=DIR the files the last run made or changed, written under DIR\n"
                         "  HEISENFUZZ_FILE_FAULTS=1     writes and syncs of files may fail, when no -- says\n"
+                        "  HEISENFUZZ_CRASHES=1         the machine may crash at calls that change files, when no -- says\n"
                         "  HEISENFUZZ_TRACE_HASH=1      print every run's trace hash\n"
                         "  libFuzzer's own flags: %s -help=1\n", prog);
         exit(0);
