@@ -420,6 +420,13 @@ static void resize_image(unsigned char **data, size_t *capacity, size_t *size, s
     *size = to;
 }
 
+/* Makes an image a copy of the `count` bytes at `from`. */
+static void copy_image(unsigned char **data, size_t *capacity, size_t *size, const unsigned char *from, size_t count) {
+    reserve(data, capacity, 0, count);
+    if (count) memcpy(*data, from, count);
+    *size = count;
+}
+
 /* Reads the real file an inode copies into the arena, the first time. */
 static void load(hfp_inode *i) {
     if (i->loaded) return;
@@ -569,17 +576,23 @@ static ssize_t read_at(hfp_fd *d, void *buffer, size_t count, size_t offset) {
 
 /* ---- File faults ------------------------------------------------------------ */
 
-/* A name of the inode for the timeline: a path of this run's table that
- * leads to it, relative to the directory the fuzzer started in when under
- * it (so that the trace does not depend on where the fuzzer runs). */
+/* A path of this run's table that leads to the inode, or NULL when none
+ * does (it was removed, or another file was renamed over it). */
+static const char *path_of(const hfp_inode *inode) {
+    for (size_t h = 0; h < PATH_SLOTS; h++)
+        for (const hfp_path *p = fs.slot[h]; p; p = p->next)
+            if (p->inode == inode) return p->path;
+    return NULL;
+}
+
+/* A name of the inode for the timeline: its path, relative to the
+ * directory the fuzzer started in when under it (so that the trace does
+ * not depend on where the fuzzer runs). */
 static const char *name_of(const hfp_inode *inode) {
-    const char *found = NULL;
-    for (size_t h = 0; h < PATH_SLOTS && !found; h++)
-        for (const hfp_path *p = fs.slot[h]; p && !found; p = p->next)
-            if (p->inode == inode) found = p->path;
-    if (!found) return "a removed file";
-    const char *relative = under_start(found);
-    return relative ? relative : found;
+    const char *path = path_of(inode);
+    if (!path) return "a removed file";
+    const char *relative = under_start(path);
+    return relative ? relative : path;
 }
 
 static void file_fault(hf_fault_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -648,8 +661,7 @@ static void changing(hfp_inode *i, size_t offset, const void *data, size_t size)
     if (!i->tracked) {
         load(i);
         i->tracked = true;
-        resize_durable(i, i->size);
-        if (i->size) memcpy(i->durable, i->data, i->size);
+        copy_image(&i->durable, &i->durable_capacity, &i->durable_size, i->data, i->size);
         forget_changes(i);
         *fs.tracked_end = i;
         fs.tracked_end = &i->next_tracked;
@@ -709,25 +721,15 @@ static void crash_file(hfp_inode *i) {
     if (count > keep || !same_as_durable(i))
         file_fault(HF_FAULT_DISK_LOST_WRITES, "lost writes: %u of %u unsynced changes to %s (%zu bytes)", count - keep,
                    count, name_of(i), lost);
-    reserve(&i->data, &i->capacity, 0, i->durable_size);
-    if (i->durable_size) memcpy(i->data, i->durable, i->durable_size);
-    i->size = i->durable_size;
+    copy_image(&i->data, &i->capacity, &i->size, i->durable, i->durable_size);
     forget_changes(i);
 }
 
-/* Whether a path of the run's table leads to the inode (a crash forgets
- * the files that have none: their names are gone already). */
-static bool named(const hfp_inode *i) {
-    for (size_t h = 0; h < PATH_SLOTS; h++)
-        for (const hfp_path *p = fs.slot[h]; p; p = p->next)
-            if (p->inode == i) return true;
-    return false;
-}
-
 void hfp_files_crash(void) {
-    /* In the order the files were first changed: the same in every run. */
+    /* In the order the files were first changed: the same in every run.
+     * A file without a name is gone with its name already. */
     for (hfp_inode *i = fs.tracked; i; i = i->next_tracked)
-        if (named(i)) crash_file(i);
+        if (path_of(i)) crash_file(i);
 }
 
 /* A machine crash may strike before a call that changes file `i` (a
@@ -741,7 +743,7 @@ void hfp_files_exit_crash_point(void) {
     if (!crashes) return;
     bool unsynced = false;
     for (hfp_inode *i = fs.tracked; i && !unsynced; i = i->next_tracked)
-        unsynced = named(i) && (i->unsynced_count || !same_as_durable(i));
+        unsynced = path_of(i) && (i->unsynced_count || !same_as_durable(i));
     if (unsynced && hfp_crash_decided()) hfp_machine_crash("as the program exits, its writes not all synced");
 }
 

@@ -17,8 +17,29 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Each switch: its option after `--` (its record line is the option
+ * without the dashes), the variable that turns it on, and the layer's
+ * setter. */
+static const struct {
+    const char *option, *variable;
+    void (*apply)(bool on);
+} switches[HF_SWITCHES] = {
+    [HF_SWITCH_FILE_FAULTS] = {"--file-faults", "HEISENFUZZ_FILE_FAULTS", hf_program_set_file_faults},
+    [HF_SWITCH_CRASHES] = {"--crashes", "HEISENFUZZ_CRASHES", hf_program_set_crashes},
+};
+
+/* The switch whose option (dashes 2) or record line (dashes 0) is `name`,
+ * or -1. */
+static int switch_named(const char *name, size_t dashes) {
+    for (int k = 0; k < HF_SWITCHES; k++)
+        if (!strcmp(name, switches[k].option + 2 - dashes)) return k;
+    return -1;
+}
+
 bool hf_invocation_given(const hf_invocation *inv) {
-    return inv->argc > 0 || inv->stdin_path || inv->file_faults || inv->crashes;
+    bool any = inv->argc > 0 || inv->stdin_path;
+    for (int k = 0; k < HF_SWITCHES; k++) any = any || inv->on[k];
+    return any;
 }
 
 static void clear(hf_invocation *inv) { memset(inv, 0, sizeof *inv); }
@@ -48,10 +69,8 @@ int hf_invocation_from_command_line(int *argc, char **argv, hf_invocation *inv, 
             }
             free(inv->stdin_path);
             inv->stdin_path = stdin_path(file);
-        } else if (!strcmp(a, "--file-faults")) {
-            inv->file_faults = true;
-        } else if (!strcmp(a, "--crashes")) {
-            inv->crashes = true;
+        } else if (switch_named(a, 2) >= 0) {
+            inv->on[switch_named(a, 2)] = true;
         } else {
             break;
         }
@@ -90,9 +109,10 @@ void hf_invocation_from_env(hf_invocation *inv) {
     else if (args) split_into(inv, args, " \t");
     const char *in = getenv("HEISENFUZZ_STDIN");
     if (in && *in) inv->stdin_path = stdin_path(in);
-    const char *faults = getenv("HEISENFUZZ_FILE_FAULTS"), *crashes = getenv("HEISENFUZZ_CRASHES");
-    inv->file_faults = faults && !strcmp(faults, "1");
-    inv->crashes = crashes && !strcmp(crashes, "1");
+    for (int k = 0; k < HF_SWITCHES; k++) {
+        const char *value = getenv(switches[k].variable);
+        inv->on[k] = value && !strcmp(value, "1");
+    }
 }
 
 void hf_invocation_to_env(const hf_invocation *inv) {
@@ -110,10 +130,10 @@ void hf_invocation_to_env(const hf_invocation *inv) {
     free(joined);
     if (inv->stdin_path) setenv("HEISENFUZZ_STDIN", inv->stdin_path, 1);
     else unsetenv("HEISENFUZZ_STDIN");
-    if (inv->file_faults) setenv("HEISENFUZZ_FILE_FAULTS", "1", 1);
-    else unsetenv("HEISENFUZZ_FILE_FAULTS");
-    if (inv->crashes) setenv("HEISENFUZZ_CRASHES", "1", 1);
-    else unsetenv("HEISENFUZZ_CRASHES");
+    for (int k = 0; k < HF_SWITCHES; k++) {
+        if (inv->on[k]) setenv(switches[k].variable, "1", 1);
+        else unsetenv(switches[k].variable);
+    }
 }
 
 int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
@@ -146,10 +166,8 @@ int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
             read.args[read.argc++] = line + 4;
         } else if (!strncmp(line, "stdin ", 6) && line[6]) {
             read.stdin_path = line + 6;
-        } else if (!strcmp(line, "file-faults")) {
-            read.file_faults = true;
-        } else if (!strcmp(line, "crashes")) {
-            read.crashes = true;
+        } else if (switch_named(line, 0) >= 0) {
+            read.on[switch_named(line, 0)] = true;
         } else {
             fprintf(stderr, "heisenfuzz: %s: line %d is not 'arg VALUE', 'stdin PATH', 'file-faults' or 'crashes'\n",
                     path, number);
@@ -186,9 +204,9 @@ bool hf_invocation_format(const hf_invocation *inv, char *text, size_t size) {
         if (n < 0 || (size_t)n >= size - used) return false;
         used += (size_t)n;
     }
-    const char *flags[] = {inv->file_faults ? "file-faults\n" : "", inv->crashes ? "crashes\n" : ""};
-    for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
-        n = snprintf(text + used, size - used, "%s", flags[f]);
+    for (int k = 0; k < HF_SWITCHES; k++) {
+        if (!inv->on[k]) continue;
+        n = snprintf(text + used, size - used, "%s\n", switches[k].option + 2);
         if (n < 0 || (size_t)n >= size - used) return false;
         used += (size_t)n;
     }
@@ -234,7 +252,6 @@ int hf_invocation_apply(const hf_invocation *inv) {
         hf_program_set_stdin(NULL, 0);
     }
     hf_program_set_args(inv->argc, inv->args);
-    hf_program_set_file_faults(inv->file_faults);
-    hf_program_set_crashes(inv->crashes);
+    for (int k = 0; k < HF_SWITCHES; k++) switches[k].apply(inv->on[k]);
     return 0;
 }

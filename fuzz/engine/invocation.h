@@ -27,12 +27,18 @@
 
 enum { HF_INVOCATION_MAX_ARGS = 256 };
 
+/* The layer's switches, each off unless given. */
+typedef enum {
+    HF_SWITCH_FILE_FAULTS,             /* --file-faults */
+    HF_SWITCH_CRASHES,                 /* --crashes */
+    HF_SWITCHES
+} hf_switch;
+
 typedef struct hf_invocation {
     int argc;                          /* main's arguments after argv[0] */
     char *args[HF_INVOCATION_MAX_ARGS];
     char *stdin_path;                  /* absolute; NULL: an empty stdin */
-    bool file_faults;
-    bool crashes;
+    bool on[HF_SWITCHES];
 } hf_invocation;
 
 /* Anything but no arguments, an empty stdin, no file faults and no
