@@ -7,7 +7,8 @@
  * fault lands just after one of the run's moments; a rewind reaches a
  * rare `sometimes` more often than a fresh generator; a rare walk, which
  * fresh generators draw, still times world faults; a process's first
- * mutations are fresh generators; the mutator counts
+ * mutations are fresh generators; an ordering constraint asks for the
+ * outcome of a reads-from pair the runs showed less often; the mutator counts
  * the runs it makes itself; HEISENFUZZ_FEATURES=0 takes behaviour out of
  * it.  On random inputs of world and interleaving
  * targets, under every sanitizer the suite builds.
@@ -379,6 +380,86 @@ static void check_fresh_first(const hf_target *t) {
           "and a splice (%d)", fresh, splices, other, spliced);
 }
 
+/* The ordering constraints the ORDER mutations of `in` with seeds
+ * first..last make, as their (before, after) site keys in keys[]; returns
+ * how many (at most ORDERS_SEEN). */
+enum { ORDERS_SEEN = 512 };
+static uint32_t keys[ORDERS_SEEN][2];
+static int order_keys(const uint8_t *in, size_t len, uint32_t first, uint32_t last) {
+    static uint8_t out[MUTANT_MAX];
+    static hf_mutation claim;
+    int n = 0;
+    for (uint32_t seed = first; seed <= last; seed++) {
+        memcpy(out, in, len);
+        hf_mutator_mutate(out, len, sizeof out, seed, NULL, &claim);
+        for (uint32_t i = 0; i < claim.count && n < ORDERS_SEEN; i++) {
+            const hf_item *it = &claim.item[i];
+            if (!it->generator || it->mode != HF_GEN_ORDER) continue;
+            uint32_t k = it->seed | (uint32_t)it->stretch << 16;
+            keys[n][0] = k & 0xfff;
+            keys[n][1] = k >> 12 & 0xfff;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* How many of the first n keys are (before, after). */
+static int keys_are(int n, uint32_t before, uint32_t after) {
+    int match = 0;
+    for (int i = 0; i < n; i++) match += keys[i][0] == before && keys[i][1] == after;
+    return match;
+}
+
+/* A run of `t` on `in` seen by the mutator as showing `pairs` (a world
+ * target's runs show none of their own, so these are all it knows). */
+static void observe_pairs(const hf_target *t, const uint8_t *in, size_t len, const hf_reads_from_pair *pairs,
+                          uint32_t count) {
+    hf_result r;
+    hf_run_logged(t, in, len, &log_, &r);
+    const hf_decider *d = hf_last_decisions();
+    hf_run_view run = {.data = in, .size = len, .log = &log_, .taken = d->taken, .deviations = d->deviations,
+                       .features = hf_last_features(), .pairs = pairs, .pair_count = count};
+    hf_mutator_observe_run(&run);
+}
+
+/* An ordering constraint asks for the outcome of its pair that the runs
+ * showed less often.  Load 5 read from store 7 in one run: every
+ * constraint holds store 7 until load 5 (the pair turned round).  Then
+ * load 5 read the first value in two more runs: every constraint asks for
+ * store 7 before load 5 again.  A load that read from two stores in each
+ * run (9 from 7 and from 8) read from others than each as often as from
+ * it: both directions come. */
+static void check_order_direction(void) {
+    const hf_target *t = hf_target_find("diskless_agent_buggy");
+    hf_mutator_init(t);
+    hf_mutator_force_kind(HF_MUT_ORDER);
+    const uint8_t in[] = {254, 0x20, 1, 2};
+    const hf_reads_from_pair from_7[] = {{5, 7}}, first_value[] = {{5, 0}};
+    observe_pairs(t, in, sizeof in, from_7, 1);
+    int total = order_keys(in, sizeof in, 1, 40), turned = keys_are(total, 5, 7);
+    CHECK(total >= 40 && turned == total, "after a run where load 5 read from store 7, %d of %d constraints hold "
+          "store 7 until load 5", turned, total);
+    observe_pairs(t, in, sizeof in, first_value, 1);
+    observe_pairs(t, in, sizeof in, first_value, 1);
+    total = order_keys(in, sizeof in, 41, 80);
+    int asked = keys_are(total, 7, 5);
+    CHECK(total >= 40 && asked == total, "after two more where it read the first value, %d of %d constraints ask "
+          "for store 7 before load 5", asked, total);
+
+    hf_mutator_init(t);
+    const hf_reads_from_pair both[] = {{9, 7}, {9, 8}};
+    observe_pairs(t, in, sizeof in, both, 2);
+    observe_pairs(t, in, sizeof in, both, 2);
+    total = order_keys(in, sizeof in, 1, 80);
+    int load_first = keys_are(total, 9, 7) + keys_are(total, 9, 8);
+    int store_first = keys_are(total, 7, 9) + keys_are(total, 8, 9);
+    CHECK(load_first >= 10 && store_first >= 10 && load_first + store_first == total,
+          "a load that read from two stores in every run: %d constraints put it first, %d after the store",
+          load_first, store_first);
+    hf_mutator_force_kind(HF_MUT_KINDS);
+}
+
 int main(void) {
     check_features_off();   /* first: the child must not inherit a read setting */
     check_rare_walk_world_faults();
@@ -387,6 +468,7 @@ int main(void) {
     check_target(hf_target_find("cluster"));
     check_aim();
     check_rewind();
+    check_order_direction();
 
     /* A splice keeps the first input's deviations up to its cut (after
      * the first mutations, which make none). */

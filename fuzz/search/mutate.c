@@ -96,15 +96,29 @@ enum { FRESH_FIRST = 8 };
 enum { CACHE_SLOTS = 1024 };
 
 /* Reads-from pairs (run.h) the process's runs showed, whose store site is
- * known, for ordering constraints: open addressing on both sites, at most
- * half full, so at most PAIRS_KEPT are kept. */
+ * known, for ordering constraints, and the load sites of all pairs: open
+ * addressing, at most half full, so at most PAIRS_KEPT of each are kept.
+ * They count runs, so that a constraint can ask for the outcome seen least
+ * (order_constraint): a pair, the runs that showed it and those in which
+ * its load read from no other store; a load site, the runs in which it
+ * loaded. */
 enum { PAIR_SLOTS = 2048, PAIRS_KEPT = PAIR_SLOTS / 2 };
+typedef struct pair_seen { hf_reads_from_pair pair; uint32_t runs, alone; } pair_seen;
+typedef struct load_seen {
+    uintptr_t site;
+    uint32_t runs;
+    uint64_t last_run;    /* the run that counted last, ... */
+    uint32_t stores;      /* ... and the stores, the first value included, the site read from in it */
+} load_seen;
 
 static struct {
     const hf_target *target;
-    hf_reads_from_pair pair_slot[PAIR_SLOTS];
-    hf_reads_from_pair pair[PAIRS_KEPT];   /* the same, in first-seen order, to draw from */
+    pair_seen pair_slot[PAIR_SLOTS];
+    uint32_t pair[PAIRS_KEPT];     /* the slots in use, in first-seen order, to draw from */
     uint32_t pairs;
+    load_seen load_slot[PAIR_SLOTS];
+    uint32_t loads;
+    uint64_t pair_runs;            /* runs whose pairs were learnt */
     hf_decision_log log;
     input_map cache[CACHE_SLOTS];
     input_map last;
@@ -155,7 +169,9 @@ static void forget(void) {
     memset(M.rare, 0, sizeof M.rare);
     M.rares = M.observed = M.mutations = 0;
     memset(M.pair_slot, 0, sizeof M.pair_slot);
-    M.pairs = 0;
+    memset(M.load_slot, 0, sizeof M.load_slot);
+    M.pairs = M.loads = 0;
+    M.pair_runs = 0;
     memset(M.tries, 0, sizeof M.tries);
     memset(M.finds, 0, sizeof M.finds);
     memset(M.generator_tries, 0, sizeof M.generator_tries);
@@ -341,17 +357,50 @@ static hf_run_view last_run(const uint8_t *data, size_t size) {
     return run;
 }
 
-/* Notes a run's reads-from pairs. */
+/* The slot of `site` among the load sites, claimed if new and there is
+ * room; NULL when there is none. */
+static load_seen *load_of(uintptr_t site) {
+    size_t at = hf_mix64(site) % PAIR_SLOTS;
+    while (M.load_slot[at].site && M.load_slot[at].site != site) at = (at + 1) % PAIR_SLOTS;
+    if (!M.load_slot[at].site) {
+        if (M.loads == PAIRS_KEPT) return NULL;
+        M.load_slot[at].site = site;
+        M.loads++;
+    }
+    return &M.load_slot[at];
+}
+
+/* Notes a run's reads-from pairs (distinct within the run, run.h): for
+ * each load site and each pair one more run that showed it. */
 static void learn_pairs(const hf_reads_from_pair *p, uint32_t count) {
-    for (uint32_t i = 0; i < count && M.pairs < PAIRS_KEPT; i++) {
+    M.pair_runs++;
+    for (uint32_t i = 0; i < count; i++) {
+        load_seen *load = load_of(p[i].load_site);
+        if (!load) continue;
+        if (load->last_run != M.pair_runs) {
+            load->runs++;
+            load->last_run = M.pair_runs;
+            load->stores = 0;
+        }
+        load->stores++;
+    }
+    for (uint32_t i = 0; i < count; i++) {
         if (!p[i].store_site) continue;   /* the first value: no store to order against */
         size_t at = hf_mix64(p[i].load_site ^ hf_mix64(p[i].store_site)) % PAIR_SLOTS;
-        while (M.pair_slot[at].load_site && (M.pair_slot[at].load_site != p[i].load_site ||
-                                             M.pair_slot[at].store_site != p[i].store_site))
+        pair_seen *slot = &M.pair_slot[at];
+        while (slot->pair.load_site && (slot->pair.load_site != p[i].load_site ||
+                                        slot->pair.store_site != p[i].store_site)) {
             at = (at + 1) % PAIR_SLOTS;
-        if (M.pair_slot[at].load_site) continue;
-        M.pair_slot[at] = p[i];
-        M.pair[M.pairs++] = p[i];
+            slot = &M.pair_slot[at];
+        }
+        if (!slot->pair.load_site) {
+            if (M.pairs == PAIRS_KEPT) continue;
+            slot->pair = p[i];
+            M.pair[M.pairs++] = (uint32_t)at;
+        }
+        const load_seen *load = load_of(p[i].load_site);
+        slot->runs++;
+        slot->alone += load && load->stores == 1;
     }
 }
 
@@ -519,11 +568,23 @@ static int with_explicit(hf_item *items, int n, hf_item it) {
 
 /* An ordering constraint from a reads-from pair some run showed: that
  * this load read from that store (the store before it) or read before it,
- * not from it (the load before the store). */
+ * not from it (the load before the store), whichever the process's runs
+ * showed less often (even odds on a tie).  The first outcome is counted
+ * in the runs that showed the pair, the second in those where the load
+ * read from another store or the first value, whether or not also from
+ * this one (a load that many threads make reads from several in a run).
+ * A constraint is worth what it makes new: after the calm run, where each
+ * pair has been seen once and its opposite never, a pair is worth turning
+ * round, not asking for again.  This is the feedback's own rule (the
+ * least seen is the most worth trying) applied to a constraint's
+ * direction; it has no constant. */
 static hf_item order_constraint(void) {
     assert(M.pairs > 0);
-    const hf_reads_from_pair *p = &M.pair[below(M.pairs)];
-    bool reads_from = below(2);
+    const pair_seen *seen = &M.pair_slot[M.pair[below(M.pairs)]];
+    const hf_reads_from_pair *p = &seen->pair;
+    const load_seen *load = load_of(p->load_site);
+    uint32_t from = seen->runs, not_from = load && load->runs > seen->alone ? load->runs - seen->alone : 0;
+    bool reads_from = from == not_from ? below(2) : from < not_from;
     uint32_t before = hf_site_key(reads_from ? p->store_site : p->load_site);
     uint32_t after = hf_site_key(reads_from ? p->load_site : p->store_site);
     uint32_t keys = before | after << 12;
@@ -540,24 +601,24 @@ static int build(hf_mutation_kind kind, const input_map *m) {
     if (m->items > 0) memcpy(out, m->item, (size_t)m->items * sizeof *out);
     switch (kind) {
     case HF_MUT_FRESH:
-        /* Among the first FRESH_FIRST, on a program, half carry one
+        /* Among the first FRESH_FIRST, on a program, each carries one
          * ordering constraint from the pairs the runs so far showed (the
          * calm run's, mostly): RFF's input, a random schedule plus a
          * constraint, for the bugs one reordered read makes (reorder_N:
          * hold every setter before its second store until the checker has
-         * read).  The other half stay blind samples, for the bugs a random
-         * schedule finds as it is.  The half is even odds, not a swept
-         * value; after the first few, constraints come with ORDER.  The
-         * medians of 10 seeds, before -> after: SCTBench reorder_3 15.5
-         * -> 5, reorder_50 11.5 -> 5, twostage 12.5 -> 7, twostage_50
-         * 53.5 -> 86 (better on 11 of 22, worse on 7, geometric mean of
-         * the ratios 0.83); targets/pthread/, not looked at while making
-         * it: deadlock 11 -> 5, aba 217.5 -> 95, straddle 11 -> 5.5,
-         * use_after_free 5.5 -> 6.5 (better on 7 of 11, worse on 1).
-         * Constraints on every fresh generator instead, not only the
-         * first: twostage_50 195.5, twostage_100 1,496 against 864. */
+         * read).  The constraint turns a pair round (order_constraint), so
+         * each of these schedules asks for a reads-from the calm run did
+         * not show and is otherwise as random as a blind one.  Half of
+         * them carried one while a constraint's direction was a coin
+         * flip; with the direction by what runs showed, all of them
+         * (medians of 50 seeds, half -> all: SCTBench reorder_100 16 -> 7,
+         * twostage_50 23 -> 10, twostage_100 34 -> 22.5, bluetooth_driver
+         * 14.5 -> 24; targets/pthread/, 20 seeds, hundred_threads 10 -> 5,
+         * use_after_free 6 -> 7.5; tests/HISTORY.md).  Constraints on
+         * every fresh generator of a campaign, not only the first, lost
+         * with coin-flip directions (twostage_100 1,496 against 864). */
         out[0] = fresh(0);
-        if (!M.pairs || M.mutations > FRESH_FIRST || below(2)) return 1;
+        if (!M.pairs || M.mutations > FRESH_FIRST) return 1;
         out[1] = order_constraint();
         return 2;
     case HF_MUT_ORDER: {
