@@ -573,9 +573,9 @@ static int with_explicit(hf_item *items, int n, hf_item it) {
  * in the runs that showed the pair, the second in those where the load
  * read from another store or the first value, whether or not also from
  * this one (a load that many threads make reads from several in a run).
- * A constraint is worth what it makes new: after the calm run, where each
- * pair has been seen once and its opposite never, a pair is worth turning
- * round, not asking for again.  This is the feedback's own rule (the
+ * A constraint is worth what it makes new: after the calm run, where most
+ * pairs have been seen once and their opposite never, a pair is worth
+ * turning round, not asking for again.  This is the feedback's own rule (the
  * least seen is the most worth trying) applied to a constraint's
  * direction; it has no constant. */
 static hf_item order_constraint(void) {
