@@ -186,25 +186,23 @@ static void close_streams(void) {
     fs.streams = NULL;
 }
 
-void hfp_files_run_starts(void) {
-    close_streams();
-    memset(fs.slot, 0, sizeof fs.slot);
-    memset(fs.fd, 0, sizeof fs.fd);
-    fs.inodes = 0;
-    fs.temporaries = 0;
-    fs.fault_struck = false;
-    fs.tracked = NULL;
-    fs.tracked_end = &fs.tracked;
-    fs.run = hfp.run;
-    forget_kept();
-    if (!fs.cwd[0] && !getcwd(fs.cwd, sizeof fs.cwd)) strcpy(fs.cwd, "/");
-}
-
 void hfp_files_restart(void) {
     close_streams();
     memset(fs.fd, 0, sizeof fs.fd);   /* pipes go with the process */
     fs.fault_struck = false;
     fs.run = hfp.run;
+}
+
+/* A run's start is a program's start on files no run has changed. */
+void hfp_files_run_starts(void) {
+    hfp_files_restart();
+    memset(fs.slot, 0, sizeof fs.slot);
+    fs.inodes = 0;
+    fs.temporaries = 0;
+    fs.tracked = NULL;
+    fs.tracked_end = &fs.tracked;
+    forget_kept();
+    if (!fs.cwd[0] && !getcwd(fs.cwd, sizeof fs.cwd)) strcpy(fs.cwd, "/");
 }
 
 /* ---- The run's files, for a look (HEISENFUZZ_PROGRAM_FILES=DIR) ------------- */

@@ -57,7 +57,7 @@ int hf_invocation_from_command_line(int *argc, char **argv, hf_invocation *inv, 
         if (!strcmp(argv[i], "--")) dash = i;
     if (dash < 0) return 0;
     clear(inv);
-    int i = dash + 1;
+    int i = dash + 1, k;
     for (; i < *argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
@@ -69,8 +69,8 @@ int hf_invocation_from_command_line(int *argc, char **argv, hf_invocation *inv, 
             }
             free(inv->stdin_path);
             inv->stdin_path = stdin_path(file);
-        } else if (switch_named(a, 2) >= 0) {
-            inv->on[switch_named(a, 2)] = true;
+        } else if ((k = switch_named(a, 2)) >= 0) {
+            inv->on[k] = true;
         } else {
             break;
         }
@@ -159,6 +159,7 @@ int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
         return 2;
     }
     hf_invocation read = {0};
+    int k;
     char *saved, *line = strtok_r(text, "\n", &saved);
     for (int number = 1; line; line = strtok_r(NULL, "\n", &saved), number++) {
         if (line[0] == '#' || line[0] == '\0') continue;
@@ -166,8 +167,8 @@ int hf_invocation_read_record(const char *schedule, hf_invocation *inv) {
             read.args[read.argc++] = line + 4;
         } else if (!strncmp(line, "stdin ", 6) && line[6]) {
             read.stdin_path = line + 6;
-        } else if (switch_named(line, 0) >= 0) {
-            read.on[switch_named(line, 0)] = true;
+        } else if ((k = switch_named(line, 0)) >= 0) {
+            read.on[k] = true;
         } else {
             fprintf(stderr, "heisenfuzz: %s: line %d is not 'arg VALUE', 'stdin PATH', 'file-faults' or 'crashes'\n",
                     path, number);

@@ -373,9 +373,11 @@ static load_seen *load_of(uintptr_t site) {
 /* Notes a run's reads-from pairs (distinct within the run, run.h): for
  * each load site and each pair one more run that showed it. */
 static void learn_pairs(const hf_reads_from_pair *p, uint32_t count) {
+    static load_seen *load_at[HF_READS_FROM_PAIRS_KEPT];   /* each pair's load site */
+    assert(count <= HF_READS_FROM_PAIRS_KEPT);
     M.pair_runs++;
     for (uint32_t i = 0; i < count; i++) {
-        load_seen *load = load_of(p[i].load_site);
+        load_seen *load = load_at[i] = load_of(p[i].load_site);
         if (!load) continue;
         if (load->last_run != M.pair_runs) {
             load->runs++;
@@ -398,9 +400,8 @@ static void learn_pairs(const hf_reads_from_pair *p, uint32_t count) {
             slot->pair = p[i];
             M.pair[M.pairs++] = (uint32_t)at;
         }
-        const load_seen *load = load_of(p[i].load_site);
         slot->runs++;
-        slot->alone += load && load->stores == 1;
+        slot->alone += load_at[i] && load_at[i]->stores == 1;
     }
 }
 
