@@ -102,15 +102,16 @@
  *              moves p as for any record.  "Load L reads from store S" is
  *              S before L; "L reads before S, not from it" is L before S:
  *              the reads-from constraints of RFF (Wolff et al.), which the
- *              mutator draws from the reads-from pairs runs showed.  The
- *              task chosen instead is the first one after the held choice,
- *              in id order, that is not held; it is recorded as the
- *              decision's deviation, so a constrained run re-encodes into
- *              explicit records alone.  At most HF_ORDERS_MAX are kept; a
- *              later one past that is ignored.  After overriding 256
- *              choices in a run the constraints are given up: the others
- *              may be waiting for a held task (a spin on a lock it holds),
- *              or the `before` site may be on a path the run does not take.
+ *              mutator draws from the racy reads-from pairs runs showed
+ *              (run.h).  The task chosen instead is the first one after
+ *              the held choice, in id order, that is not held; it is
+ *              recorded as the decision's deviation, so a constrained run
+ *              re-encodes into explicit records alone.  At most
+ *              HF_ORDERS_MAX are kept; a later one past that is ignored.
+ *              After overriding 256 choices in a run the constraints are
+ *              given up: the others may be waiting for a held task (a
+ *              spin on a lock it holds), or the `before` site may be on a
+ *              path the run does not take.
  *   10-15      as calm.
  *
  *              pos and surw see each option's hf_task_facts (below): what

@@ -32,6 +32,8 @@
 typedef struct sync_events {
     uintptr_t caller;
     uint32_t caller_site, last_site, pair_site, pair_from;
+    hf_epoch last_epoch;   /* when the last event ran (happens.c) */
+    bool pair_racy;
 } sync_events;
 
 /* The program image's start (weak: defined by the linker), from which a
@@ -64,12 +66,15 @@ static uint32_t event_site(sync_events *e, uintptr_t caller) {
 static void event_ran(sync_events *e, uint32_t site) {
     if (!site) return;
     hf_decider_site_ran(&hf_w.decider, site);
-    if (site != e->pair_site || e->last_site != e->pair_from) {
+    bool racy = !hf_happened_before(e->last_epoch);
+    if (site != e->pair_site || e->last_site != e->pair_from || racy != e->pair_racy) {
         e->pair_site = site;
         e->pair_from = e->last_site;
-        hf_reads_from_event(site, e->last_site);
+        e->pair_racy = racy;
+        hf_reads_from_event(site, e->last_site, racy);
     }
     e->last_site = site;
+    e->last_epoch = hf_happens_now();
 }
 
 /* Until event_left, the running thread stands at site number `site` of

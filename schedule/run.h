@@ -64,8 +64,13 @@ const hf_decider *hf_last_decisions(void);
 
 /* A reads-from pair of a run (behaviour.h): a load's site and the site of
  * the store it read, 0 for none (the first value); sites by their number
- * (schedule/profile.c). */
-typedef struct hf_reads_from_pair { uintptr_t load_site, store_site; } hf_reads_from_pair;
+ * (schedule/profile.c).  `racy`: at least once in the run the store was
+ * not ordered before the load by the thread's own order, a spawn or a
+ * join (schedule/happens.c), so another schedule may put the load first. */
+typedef struct hf_reads_from_pair {
+    uintptr_t load_site, store_site;
+    bool racy;
+} hf_reads_from_pair;
 enum { HF_READS_FROM_PAIRS_KEPT = 512 };
 /* The last run's distinct reads-from pairs, in first-seen order (the first
  * HF_READS_FROM_PAIRS_KEPT); sets *count. */

@@ -337,6 +337,7 @@ int hf_spawn_flags(const char *name, hf_task_fn *fn, void *arg, unsigned flags) 
         t->parent = hf_w.current->id;
         hf_w.current->spawned++;
     }
+    hf_happens_spawn(t->parent ? hf_w.current : NULL, t);
     t->name = name;
     t->fn = fn;
     t->arg = arg;
@@ -371,6 +372,7 @@ void hf_join(int id) {
     assert(t != hf_current());
     if (t->state != TASK_DONE) hf_block(&t->joiners, hf_printf("join %s", t->name), 0);
     assert(t->state == TASK_DONE);
+    hf_happens_join(hf_current(), t);
 }
 
 /* ---- Blocking and waking ------------------------------------------------- */
@@ -527,6 +529,7 @@ static void reset_world(const hf_target *t, const uint8_t *data, size_t size, hf
     hf_w.stores = NULL;
     hf_w.store_slots = hf_w.store_count = 0;
     hf_w.pairs = NULL;
+    hf_w.pair_index = NULL;
     hf_w.pair_count = 0;
     hf_fiber_init_main(&hf_w.main_fiber);
 }

@@ -42,6 +42,7 @@ typedef struct hf_task {
     hf_task_facts facts;         /* its shared accesses, for POS and SURW (decide.h) */
     int parent;                  /* the task that spawned it (0: none) */
     int spawned;                 /* the tasks it has spawned so far */
+    uint32_t *clock;             /* happens-before by spawn and join, per task id - 1 (happens.c) */
 } hf_task;
 
 /* Work the runtime does at a logical time, outside any task (a message
@@ -88,7 +89,8 @@ typedef struct hf_world {
     hf_decider decider;
     struct hf_last_store *stores;   /* reads-from: the last store to each location (readsfrom.c) */
     uint32_t store_slots, store_count;
-    hf_reads_from_pair *pairs;      /* the run's distinct reads-from pairs (readsfrom.c) */
+    hf_reads_from_pair *pairs;      /* the run's distinct reads-from pairs (readsfrom.c), */
+    uint16_t *pair_index;           /* and where each is in the list, plus one */
     uint32_t pair_count;
     hf_trace trace;
     hf_features features;
@@ -184,13 +186,22 @@ void hf_profile_access_ran(uintptr_t site, int task);
  * made in the calm run of the target now running, and the tasks it spawned
  * there after its first `spawned` (and theirs, and so on); 0: none such. */
 uint32_t hf_profile_calm_events(int id, int spawned);
+/* happens.c: a moment of a task's own order (task 0: of none), and the
+ * edges that order moments whatever the schedule: the task's own order,
+ * spawns and joins. */
+typedef struct hf_epoch { int task; uint32_t tick; } hf_epoch;
+void hf_happens_spawn(hf_task *parent, hf_task *child);   /* parent NULL: none */
+void hf_happens_join(hf_task *joiner, const hf_task *joined);
+hf_epoch hf_happens_now(void);        /* the running task's present */
+bool hf_happened_before(hf_epoch e);   /* e is ordered before the running task's present */
 /* readsfrom.c: a load from `addr` at site number `site` (profile.c) about
  * to run: its reads-from pair (the last store's site, or none) becomes a
  * behaviour feature. */
 void hf_reads_from_load(uintptr_t addr, uintptr_t site);
 /* readsfrom.c: an event at site number `site` read from one at site
- * `from` (0: from nothing before it): a behaviour feature. */
-void hf_reads_from_event(uintptr_t site, uintptr_t from);
+ * `from` (0: from nothing before it): a behaviour feature.  `racy`: the
+ * two are not ordered whatever the schedule (hf_happened_before). */
+void hf_reads_from_event(uintptr_t site, uintptr_t from, bool racy);
 /* readsfrom.c: a store to `addr` at site number `site` about to run. */
 void hf_reads_from_store(uintptr_t addr, uintptr_t site);
 /* Ends task `t` at once, wherever it is suspended: it unwinds (no more of

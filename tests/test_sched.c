@@ -2,8 +2,9 @@
  * test_sched.c — the scheduler and its synchronisation: the undisturbed
  * schedule, failures (deadlock, step and time budgets, spinning, each
  * property kind), timers, mutual exclusion under adversarial schedules,
- * killing tasks, ASan's fake stacks reused with the fiber stacks, and many
- * runs in one process without leaks.
+ * killing tasks, which reads-from pairs are ordered whatever the schedule
+ * (spawn, join, a task's own order), ASan's fake stacks reused with the
+ * fiber stacks, and many runs in one process without leaks.
  */
 #include "check.h"
 #include "prop.h"
@@ -387,6 +388,51 @@ static void test_fake_stacks(void) {
 static void test_fake_stacks(void) {}
 #endif
 
+/* ---- Which reads-from pairs a schedule can turn round ---------------------- */
+
+/* Sites as numbers, stores and loads reported as the access layer does. */
+static int rf_config, rf_flag, rf_own, rf_result;
+
+static void rf_writer(void *arg) {
+    (void)arg;
+    hf_reads_from_load((uintptr_t)&rf_config, 2);   /* stored before this task was spawned */
+    hf_reads_from_load((uintptr_t)&rf_flag, 9);     /* stored by main after the spawn */
+    hf_reads_from_store((uintptr_t)&rf_own, 6);
+    hf_reads_from_load((uintptr_t)&rf_own, 7);      /* its own store */
+    hf_reads_from_store((uintptr_t)&rf_result, 3);
+}
+
+static void rf_reader(void *arg) {
+    (void)arg;
+    hf_reads_from_load((uintptr_t)&rf_result, 4);   /* the writer's, unordered with it */
+}
+
+static void rf_main(void *arg) {
+    (void)arg;
+    hf_reads_from_store((uintptr_t)&rf_config, 1);
+    int writer = hf_spawn("writer", rf_writer, NULL), reader = hf_spawn("reader", rf_reader, NULL);
+    hf_reads_from_store((uintptr_t)&rf_flag, 8);
+    hf_join(writer);
+    hf_join(reader);
+    hf_reads_from_load((uintptr_t)&rf_result, 5);   /* the writer's, joined first */
+}
+
+static void test_racy_pairs(void) {
+    hf_result r = run_calm(rf_main);
+    uint32_t count;
+    const hf_reads_from_pair *p = hf_last_reads_from(&count);
+    static const struct { uintptr_t load, store; bool racy; const char *why; } want[] = {
+        {2, 1, false, "a store before the loader's spawn"}, {9, 8, true, "the parent's store after the spawn"},
+        {7, 6, false, "the loader's own store"}, {4, 3, true, "a sibling's store"},
+        {5, 3, false, "a store of a task joined before the load"}};
+    enum { WANTED = sizeof want / sizeof want[0] };
+    CHECK(r.outcome == HF_OK && count == WANTED, "the calm run shows %u reads-from pairs (%d expected)", count, WANTED);
+    for (uint32_t i = 0; i < count && i < WANTED; i++)
+        CHECK(p[i].load_site == want[i].load && p[i].store_site == want[i].store && p[i].racy == want[i].racy,
+              "pair %u, load %lu from store %lu: %s, %s", i, (unsigned long)p[i].load_site,
+              (unsigned long)p[i].store_site, p[i].racy ? "racy" : "ordered whatever the schedule", want[i].why);
+}
+
 /* ---- Many runs in one process ---------------------------------------------- */
 
 static void test_many_runs(void) {
@@ -414,6 +460,7 @@ int main(void) {
     test_timers();
     test_sync();
     test_kill();
+    test_racy_pairs();
     test_fake_stacks();
     test_many_runs();
     return check_exit();

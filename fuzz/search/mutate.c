@@ -101,9 +101,13 @@ enum { CACHE_SLOTS = 1024 };
  * They count runs, so that a constraint can ask for the outcome seen least
  * (order_constraint): a pair, the runs that showed it and those in which
  * its load read from no other store; a load site, the runs in which it
- * loaded. */
+ * loaded.  Constraints are drawn only from pairs some run showed racy: a
+ * load of what main stored before it spawned the loading thread, of the
+ * loading thread's own store or of a thread joined before it is ordered
+ * whatever the schedule, and a constraint to turn it round could never be
+ * met. */
 enum { PAIR_SLOTS = 2048, PAIRS_KEPT = PAIR_SLOTS / 2 };
-typedef struct pair_seen { hf_reads_from_pair pair; uint32_t runs, alone; } pair_seen;
+typedef struct pair_seen { hf_reads_from_pair pair; uint32_t runs, alone; } pair_seen;   /* pair.racy: some run showed it racy */
 typedef struct load_seen {
     uintptr_t site;
     uint32_t runs;
@@ -114,8 +118,8 @@ typedef struct load_seen {
 static struct {
     const hf_target *target;
     pair_seen pair_slot[PAIR_SLOTS];
-    uint32_t pair[PAIRS_KEPT];     /* the slots in use, in first-seen order, to draw from */
-    uint32_t pairs;
+    uint32_t pair[PAIRS_KEPT];     /* the slots of racy pairs, in the order they first showed so, to draw from */
+    uint32_t pairs, kept_pairs;
     load_seen load_slot[PAIR_SLOTS];
     uint32_t loads;
     uint64_t pair_runs;            /* runs whose pairs were learnt */
@@ -170,7 +174,7 @@ static void forget(void) {
     M.rares = M.observed = M.mutations = 0;
     memset(M.pair_slot, 0, sizeof M.pair_slot);
     memset(M.load_slot, 0, sizeof M.load_slot);
-    M.pairs = M.loads = 0;
+    M.pairs = M.kept_pairs = M.loads = 0;
     M.pair_runs = 0;
     memset(M.tries, 0, sizeof M.tries);
     memset(M.finds, 0, sizeof M.finds);
@@ -396,8 +400,12 @@ static void learn_pairs(const hf_reads_from_pair *p, uint32_t count) {
             slot = &M.pair_slot[at];
         }
         if (!slot->pair.load_site) {
-            if (M.pairs == PAIRS_KEPT) continue;
-            slot->pair = p[i];
+            if (M.kept_pairs == PAIRS_KEPT) continue;
+            M.kept_pairs++;
+            slot->pair = (hf_reads_from_pair){p[i].load_site, p[i].store_site, false};
+        }
+        if (p[i].racy && !slot->pair.racy) {
+            slot->pair.racy = true;
             M.pair[M.pairs++] = (uint32_t)at;
         }
         slot->runs++;
