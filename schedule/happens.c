@@ -36,14 +36,16 @@ void hf_happens_join(hf_task *joiner, const hf_task *joined) {
         if (joined->clock[i] > joiner->clock[i]) joiner->clock[i] = joined->clock[i];
 }
 
+/* The task whose events these are; NULL in the main context or a timer
+ * callback, whose events are ordered with nothing. */
+static hf_task *event_task(void) { return hf_w.in_callback ? NULL : hf_w.current; }
+
 hf_epoch hf_happens_now(void) {
-    hf_task *t = hf_w.current;
-    if (!t || hf_w.in_callback) return (hf_epoch){0, 0};
-    return (hf_epoch){t->id, t->clock[t->id - 1]};
+    hf_task *t = event_task();
+    return t ? (hf_epoch){t->id, t->clock[t->id - 1]} : (hf_epoch){0, 0};
 }
 
 bool hf_happened_before(hf_epoch e) {
-    hf_task *t = hf_w.current;
-    if (!e.task || !t || hf_w.in_callback) return false;
-    return e.task == t->id || t->clock[e.task - 1] >= e.tick;
+    hf_task *t = event_task();
+    return t && e.task && (e.task == t->id || t->clock[e.task - 1] >= e.tick);
 }
