@@ -4,6 +4,8 @@
 #
 #   - bad input to build-pthread: one line naming the problem, exit 2
 #   - a program's fuzzer prints each mode's usage on MODE --help
+#   - its second execution is drawn from -seed, not libFuzzer's "\n" in
+#     every campaign, and a user's own -seed_inputs still runs second
 #   - every buggy program of targets/pthread/ (C, and the cxx_* C++ ones) is
 #     found by its fuzzer in a seeded, bounded libFuzzer run; the crash replays with the expected
 #     verdict, minimizes to the fewest preemptions stated in its source, and
@@ -132,6 +134,27 @@ reads() {
     done <<<"$2"
     return 1
 }
+
+# A program's second execution is drawn from -seed (harness.c,
+# draw_second_execution), where libFuzzer's own is the one-byte "\n" in
+# every campaign: the same schedule for the same seed, others for others,
+# and a user's own -seed_inputs still runs in its place.
+mkdir -p "$work/second"
+if build "$hf" targets/pthread/lost_update.c "$work/second/fuzzer"; then
+    hashes() {   # hashes ARGS...: the trace hashes of the fuzzer's runs, one a line
+        (cd "$work/second" && HEISENFUZZ_TRACE_HASH=1 ./fuzzer "$@" 2>&1) | grep -o 'trace-hash: [0-9a-f]*'
+    }
+    printf '\n' >"$work/second/newline"
+    newline=$(hashes newline)
+    drawn=$(for seed in 1 2 3 4 5; do hashes -seed=$seed -runs=2 | sed -n 2p; done)
+    again=$(hashes -seed=3 -runs=2 | sed -n 2p)
+    [ -n "$newline" ] && [ "$(printf '%s\n' "$drawn" | sort -u | wc -l)" -ge 2 ] &&
+        [ "$(printf '%s\n' "$drawn" | grep -c -v -x -F "$newline")" -ge 1 ] &&
+        [ "$again" = "$(printf '%s\n' "$drawn" | sed -n 3p)" ]
+    check $? "a program's second execution is drawn from -seed: $(printf '%s\n' "$drawn" | sort -u | wc -l) schedules over seeds 1-5, the same again for seed 3, not always \"\\n\"'s"
+    [ "$(hashes -seed=1 -runs=2 -seed_inputs=newline | sed -n 2p)" = "$newline" ]
+    check $? "a user's -seed_inputs is run second, as libFuzzer does"
+fi
 
 # program_file NAME: the program's file in targets/pthread/ (C, or C++ for cxx_*).
 program_file() {

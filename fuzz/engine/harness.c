@@ -18,6 +18,8 @@
  * HEISENFUZZ_TRACE_HASH set, every run prints its trace hash, so tests can
  * check that engines and the replayer see the same runs.
  *
+ * A program's fuzzer under libFuzzer draws its second execution from -seed
+ * (draw_second_execution) instead of libFuzzer's fixed "\n".
  * libFuzzer builds mutate with the decision-aware mutator (mutate.h):
  * LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver, with libFuzzer's own
  * byte mutation as a share.  Built with -DHF_BYTE_MUTATOR_ONLY, a fuzzer
@@ -43,6 +45,8 @@
 #include "feedback.h"
 #include "mutate.h"
 #include "prop.h"
+#include "records.h"
+#include "rng.h"
 #include "run.h"
 #include "run_channel.h"
 #include "sha1.h"
@@ -50,11 +54,15 @@
 #include "targets.h"
 #include "tool.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -99,13 +107,18 @@ void hf_fuzzer_tool_start(void) __attribute__((weak));
 void hf_fuzzer_run_starts(const uint8_t *data, size_t size) __attribute__((weak));
 void hf_fuzzer_run_failed(void) __attribute__((weak));
 
+static void draw_second_execution(int *argc, char ***argv);
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (getenv("HEISENFUZZ_TOOL")) {
         if (hf_fuzzer_tool_start) hf_fuzzer_tool_start();
         exit(hf_tool_main_in_fuzzer(*argc, *argv));
     }
     note_artifact_flags(*argc, *argv);
-    if (hf_fuzzer_start) target = hf_fuzzer_start(argc, argv);
+    if (hf_fuzzer_start) {
+        target = hf_fuzzer_start(argc, argv);
+        draw_second_execution(argc, argv);
+    }
     fuzz_target();
     return 0;
 }
@@ -189,6 +202,73 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
     return hf_mutator_mutate(out, size1, max_out_size, seed, LLVMFuzzerMutate, NULL);
 }
 #endif
+
+/* ---- A program's second execution -------------------------------------------- */
+
+/* From an empty corpus libFuzzer runs the empty input (the calm run), then
+ * the one-byte input "\n" (the calm run with one deviation, at decision
+ * 10), then mutations: its first two executions are the same two schedules
+ * in every campaign, whatever -seed says.  A program's fuzzer draws the
+ * second from -seed instead: one fresh generator record, from the table the
+ * mutator's fresh mutations draw from, in an anonymous file handed to
+ * libFuzzer as -seed_inputs, which runs it in place of "\n".  So its second
+ * execution is a random schedule, as a blind strategy's is after the calm
+ * run that learns the profile, instead of one fixed schedule every seed
+ * shares.  SCTBench, seeds 1-30: goal rows 7 -> 12 of 22 (queue, stack and
+ * circular_buffer 2 where their goal is 2); targets/pthread/, seeds 1-20:
+ * three_preemptions 80 -> 52.5, worse aba 79 -> 169, which "\n" was a
+ * move of two decisions away from (../../tests/HISTORY.md).  World targets
+ * keep "\n": with the same draw metrics_race_nohint lost (10 -> 45), and
+ * four others did at an earlier commit.
+ *
+ * Not done where libFuzzer would run no such second input or the flag
+ * would mean something else: inputs given as files (they are run, not
+ * fuzzed), the user's own -seed_inputs, and modes that are not one
+ * campaign in this process (merge, fork, jobs, workers, crash minimizing
+ * and cleansing).  Without -seed (or with 0) libFuzzer draws its seed from
+ * the clock; so does this.  Only the search is drawn so: the input is
+ * bytes like any other, and replays the same run wherever it is run. */
+static void draw_second_execution(int *argc, char ***argv) {
+#if DECISION_MUTATOR
+    static const char *const not_one_campaign[] = {"-seed_inputs=", "-merge=", "-set_cover_merge=", "-fork=",
+                                                   "-jobs=", "-workers=", "-minimize_crash=", "-cleanse_crash="};
+    uint64_t seed = 0;
+    for (int i = 1; i < *argc; i++) {
+        const char *arg = (*argv)[i];
+        struct stat st;
+        if (arg[0] != '-') {
+            if (stat(arg, &st) == 0 && !S_ISDIR(st.st_mode)) return;   /* an input to run */
+            continue;                                                  /* a corpus */
+        }
+        if (!strncmp(arg, "-seed=", 6)) seed = strtoull(arg + 6, NULL, 10);
+        for (size_t k = 0; k < sizeof not_one_campaign / sizeof not_one_campaign[0]; k++)
+            if (!strncmp(arg, not_one_campaign[k], strlen(not_one_campaign[k]))) return;
+    }
+    if (!seed) seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+    hf_rng rng;
+    hf_rng_seed(&rng, seed);
+    hf_item fresh = hf_fresh_generator(&rng, fuzz_target()->preempt_at_accesses, 0);
+    uint8_t bytes[32];
+    size_t size = hf_items_encode(&fresh, 1, bytes, sizeof bytes);
+    assert(size > 0);
+    /* Static, so that LeakSanitizer sees the new command line reachable
+     * for the process's life, as libFuzzer may keep it. */
+    static char **args, flag[64];
+    int fd = memfd_create("heisenfuzz-second-input", 0);
+    args = calloc((size_t)*argc + 2, sizeof *args);
+    if (fd < 0 || write(fd, bytes, size) != (ssize_t)size || !args) {   /* "\n" it is, then */
+        if (fd >= 0) close(fd);
+        return;
+    }
+    snprintf(flag, sizeof flag, "-seed_inputs=/proc/self/fd/%d", fd);
+    memcpy(args, *argv, (size_t)*argc * sizeof *args);
+    args[(*argc)++] = flag;
+    *argv = args;
+#else
+    (void)argc;
+    (void)argv;
+#endif
+}
 
 /* ---- What the discovery log's report needs (discovery.h: facts) ---------- */
 
