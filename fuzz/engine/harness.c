@@ -216,8 +216,9 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
  * run that learns the profile, instead of one fixed schedule every seed
  * shares.  SCTBench, seeds 1-30: goal rows 7 -> 12 of 22 (queue, stack and
  * circular_buffer 2 where their goal is 2); targets/pthread/, seeds 1-20:
- * three_preemptions 80 -> 52.5, worse aba 79 -> 169, which "\n" was a
- * move of two decisions away from (../../tests/HISTORY.md).  World targets
+ * three_preemptions 80 -> 52.5, worse aba 79 -> 169, whose bug (one
+ * deviation, at decision 7) a move of "\n"'s deviation reaches
+ * (../../tests/HISTORY.md).  World targets
  * keep "\n": with the same draw metrics_race_nohint lost (10 -> 45), and
  * four others did at an earlier commit.
  *
