@@ -218,9 +218,9 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
  * circular_buffer 2 where their goal is 2); targets/pthread/, seeds 1-20:
  * three_preemptions 80 -> 52.5, worse aba 79 -> 169, whose bug (one
  * deviation, at decision 7) a move of "\n"'s deviation reaches
- * (../../tests/HISTORY.md).  World targets
- * keep "\n": with the same draw metrics_race_nohint lost (10 -> 45), and
- * four others did at an earlier commit.
+ * (../../tests/HISTORY.md).  World targets keep "\n": with the same draw
+ * metrics_race_nohint lost (10 -> 45), and four others did at an earlier
+ * commit.
  *
  * Not done where libFuzzer would run no such second input or the flag
  * would mean something else: inputs given as files (they are run, not
