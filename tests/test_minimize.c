@@ -3,9 +3,10 @@
  * a 1-minimal schedule that still fails the same way (checked here by
  * undoing each deviation again), deterministically; values are lowered; an
  * input that does not fail is refused; a goal the input misses is searched
- * for among its reductions; the run budget is honoured; deviations are
- * explained from the trace; and the regression test source says what it
- * replays.
+ * for among its reductions; a deviation whose index an undone one moved is
+ * found again by its kind and rank; the run budget is honoured; deviations
+ * are explained from the trace; and the regression test source says what
+ * it replays.
  */
 #define _DEFAULT_SOURCE   /* mkdtemp */
 #include "check.h"
@@ -60,6 +61,17 @@ static void quiet_delay_main(void *arg) {
     hf_note("woke up");
 }
 static const hf_target quiet_delay = {.name = "quiet_delay", .summary = "test", .main = quiet_delay_main};
+
+/* A yes/no whose only effect is five decisions of another kind (details)
+ * before the one that trips the check: undoing it moves the trip from
+ * decision 6 to decision 1, further than a shift of a few decisions. */
+static void detour_main(void *arg) {
+    (void)arg;
+    if (hf_chance("take the detour", false))
+        for (int i = 0; i < 5; i++) hf_decide_range(&hf_w.decider, HF_DECISION_DETAIL, 0, 1, 0);
+    hf_always(!hf_chance("trip the check", false), "the check holds");
+}
+static const hf_target detour = {.name = "detour", .summary = "test", .main = detour_main};
 
 /* ---- Helpers ---------------------------------------------------------------- */
 
@@ -246,6 +258,22 @@ static void searches_for_the_goal(void) {
     hf_minimized_free(&m);
 }
 
+static void reaims_by_meaning(void) {
+    const hf_deviation both[] = {{0, 0, 0}, {6, 0, 0}};   /* the detour, and the trip after it */
+    hf_result r = run_devs(&detour, both, 2);
+    CHECK(r.outcome == HF_FAIL_PROPERTY && r.deviations == 2, "the detour and the trip fail the check");
+    uint8_t input[8];
+    size_t n = hf_encode_deviations(both, 2, input, sizeof input);
+    hf_goal goal;
+    hf_goal_from_result(&goal, &r);
+    hf_minimized m;
+    hf_minimize_status s = hf_minimize(&detour, &goal, input, n, &unbounded, &m);
+    CHECK(s == HF_MINIMIZED && m.count == 1 && m.deviations[0].index == 1 && m.one_minimal,
+          "undoing the detour re-aims the trip at the decision of its kind and rank, five decisions earlier: "
+          "one deviation (%zu, the first at %llu)", m.count, m.count ? (unsigned long long)m.deviations[0].index : 0ull);
+    hf_minimized_free(&m);
+}
+
 static void honours_the_budget(void) {
     hf_goal goal = counter_goal();
     uint8_t input[300];
@@ -315,6 +343,7 @@ int main(void) {
     explains_each_deviation();
     refuses_what_does_not_fail();
     searches_for_the_goal();
+    reaims_by_meaning();
     honours_the_budget();
     writes_a_regression_test();
     hf_runtime_free();

@@ -51,6 +51,16 @@ void hf_goal_describe(const hf_goal *g, char *out, size_t size) {
 
 /* ---- The search's state ---------------------------------------------------- */
 
+/* What a deviation is about, so that it can be found again in a run that
+ * took other paths before it: the kind of decision (decide.h's tag) and
+ * how many decisions of that kind the run took before it ("the fault of
+ * the second write").  Not known past the end of the decision log. */
+typedef struct meaning {
+    bool known;
+    hf_decision_tag tag;
+    uint32_t rank;
+} meaning;
+
 typedef struct search {
     const hf_target *target;
     const hf_goal *goal;
@@ -67,6 +77,8 @@ typedef struct search {
     uint8_t *buffer;            /* for encoding candidates */
     size_t buffer_cap;
     hf_deviation *candidate;    /* HF_DEVIATIONS_KEPT slots */
+    meaning *meaning;           /* of each current deviation: HF_DEVIATIONS_KEPT slots */
+    hf_decision_log *log;       /* the decisions of the last run, by kind */
     const char *phase;          /* for the progress line */
     /* Until the goal is reproduced, the part of the input its run never
      * reached (the next deviation's index, the bytes after its skip) goes
@@ -198,6 +210,9 @@ static uint64_t story_of(const hf_trace *t) {
  * or from the run as it stood when the child crashed. */
 struct run_view {
     hf_result result;
+    uint32_t decisions;                      /* the run's; only the first HF_LOG_DECISIONS have a tag */
+    hf_decision_tag tag[HF_LOG_DECISIONS];
+    uint8_t width[HF_LOG_DECISIONS];
     uint32_t deviations;                     /* all the run took; only the first HF_DEVIATIONS_KEPT kept */
     hf_deviation taken[HF_DEVIATIONS_KEPT];
     uint64_t next_deviation;                 /* the decider's position when the run ended (decide.h) */
@@ -215,18 +230,48 @@ static void view_last_run(run_view *v, const hf_result *r) {
     v->next_deviation = d->next_deviation;
     v->pos = d->pos;
     v->story = story_of(hf_last_trace());
+    const hf_decision_log *log = d->log;
+    assert(log);
+    v->decisions = log->decisions;
+    uint32_t tagged = log->decisions < HF_LOG_DECISIONS ? log->decisions : HF_LOG_DECISIONS;
+    memcpy(v->tag, log->tag, tagged * sizeof *log->tag);
+    memcpy(v->width, log->width, tagged * sizeof *log->width);
+}
+
+/* The meaning of each of `devs` (in increasing index order) in run v. */
+static void mean(const run_view *v, const hf_deviation *devs, size_t count, meaning *out) {
+    uint32_t seen[256] = {0};   /* decisions of each tag so far */
+    uint64_t at = 0;
+    for (size_t i = 0; i < count; i++) {
+        assert(i == 0 || devs[i].index > devs[i - 1].index);
+        out[i].known = devs[i].index < v->decisions && devs[i].index < HF_LOG_DECISIONS;
+        if (!out[i].known) continue;
+        for (; at < devs[i].index; at++) seen[v->tag[at]]++;
+        out[i].tag = v->tag[at];
+        out[i].rank = seen[out[i].tag];
+    }
+}
+
+/* The index of the decision of run v that means m, or UINT64_MAX. */
+static uint64_t find_meaning(const run_view *v, meaning m) {
+    uint32_t tagged = v->decisions < HF_LOG_DECISIONS ? v->decisions : HF_LOG_DECISIONS;
+    uint32_t rank = 0;
+    for (uint32_t at = 0; at < tagged; at++)
+        if (v->tag[at] == m.tag && rank++ == m.rank) return at;
+    return UINT64_MAX;
 }
 
 typedef struct run_request {
     const hf_target *target;
     const uint8_t *data;
     size_t size;
+    hf_decision_log *log;
 } run_request;
 
 static void view_run(void *context, void *shared) {
     const run_request *c = context;
     hf_result r;
-    hf_run(c->target, c->data, c->size, &r);
+    hf_run_logged(c->target, c->data, c->size, c->log, &r);
     view_last_run(shared, &r);
 }
 
@@ -240,10 +285,10 @@ static void view_crash(void *context, void *shared, const char *what) {
 }
 
 /* Runs data[0..size) into `v`; false when a contained run was lost. */
-static bool run_viewed(const hf_target *t, const hf_minimize_options *o, const uint8_t *data, size_t size,
-                       run_view *v) {
-    run_request c = {t, data, size};
-    return hf_contain_if(o->contain, view_run, view_crash, &c, v, sizeof *v) != HF_CONTAINED_LOST;
+static bool run_viewed(search *s, const uint8_t *data, size_t size) {
+    run_request c = {s->target, data, size, s->log};
+    return hf_contain_if(s->options->contain, view_run, view_crash, &c, s->view, sizeof *s->view) !=
+           HF_CONTAINED_LOST;
 }
 
 /* ---- Trying a candidate -------------------------------------------------- */
@@ -254,7 +299,7 @@ static bool run_viewed(const hf_target *t, const hf_minimize_options *o, const u
 static bool run_schedule(search *s, const hf_deviation *devs, size_t count, bool same_story) {
     size_t size = encode(s, devs, count);
     run_view *v = s->view;
-    bool ran = run_viewed(s->target, s->options, s->buffer, size, v);
+    bool ran = run_viewed(s, s->buffer, size);
     s->runs++;
     report(s, false);
     if (!ran || !hf_goal_met(s->goal, &v->result)) return false;
@@ -266,6 +311,7 @@ static bool run_schedule(search *s, const hf_deviation *devs, size_t count, bool
     s->story = v->story;
     memcpy(s->current, v->taken, v->deviations * sizeof *v->taken);
     s->count = v->deviations;
+    mean(v, s->current, s->count, s->meaning);
     s->size = taken_size;
     s->reproduced = true;
     report(s, true);
@@ -327,15 +373,42 @@ static void ddmin(search *s, bool *proven) {
 
 enum { REAIM_MAX = 3 };   /* decisions a later deviation may move either way */
 
+/* Deviation i undone, the later ones moved to the decisions that mean what
+ * they meant (meaning, above), as a run with only the deviations before i
+ * takes them. */
+static bool undo_and_reaim_by_meaning(search *s, size_t i) {
+    if (!budget_left(s)) return false;
+    size_t size = encode(s, s->current, i);
+    bool ran = run_viewed(s, s->buffer, size);
+    s->runs++;
+    report(s, false);
+    if (!ran) return false;
+    memcpy(s->candidate, s->current, i * sizeof *s->current);
+    size_t n = i;
+    for (size_t j = i + 1; j < s->count; j++) {
+        if (!s->meaning[j].known) return false;
+        uint64_t at = find_meaning(s->view, s->meaning[j]);
+        if (at == UINT64_MAX || (n > 0 && at <= s->candidate[n - 1].index)) return false;
+        hf_deviation d = s->current[j];
+        d.index = at;
+        d.width = s->view->width[at];
+        if (d.width < 8) d.value &= (UINT64_C(1) << (8 * d.width)) - 1;   /* what that decision reads */
+        s->candidate[n++] = d;
+    }
+    return try_schedule(s, s->candidate, n, false);
+}
+
 /* Undoing a deviation, a scheduling pick above all, can change how many
  * decisions come before a later one, so that the later deviation's index
  * now names another decision (the delay of another message) and the
  * failure seems to need the first.  For each deviation but the last, from
- * the last, tries undoing it with every later deviation moved by the same
- * few decisions, -1, +1, -2, +2, -3, +3. */
+ * the last, tries undoing it with every later deviation moved to the
+ * decision that means what it meant, then moved by the same few
+ * decisions, -1, +1, -2, +2, -3, +3. */
 static bool undo_and_reaim(search *s) {
     s->phase = "undoing deviations, re-aiming later ones";
     for (size_t i = s->count ? s->count - 1 : 0; i-- > 0 && !s->stopped;) {
+        if (undo_and_reaim_by_meaning(s, i)) return true;
         for (int k = 1; k <= 2 * REAIM_MAX && !s->stopped; k++) {
             int64_t shift = k % 2 ? -(int64_t)(k + 1) / 2 : k / 2;
             size_t n = 0;
@@ -407,18 +480,21 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     s.started = s.last_report = hf_wall_seconds();
     s.current = must_alloc(HF_DEVIATIONS_KEPT * sizeof *s.current);
     s.candidate = must_alloc(HF_DEVIATIONS_KEPT * sizeof *s.candidate);
+    s.meaning = must_alloc(HF_DEVIATIONS_KEPT * sizeof *s.meaning);
+    s.log = must_alloc(sizeof *s.log);
 
     /* The input as given, then as re-encoded: what its run took, which
      * drops bytes the run never read. */
     s.view = must_alloc(sizeof *s.view);
     run_view *v = s.view;
-    bool ran = run_viewed(t, options, data, size, v);
+    bool ran = run_viewed(&s, data, size);
     s.runs = 1;
     out->goal_was_met = ran && hf_goal_met(goal, &v->result);
     s.original_deviations = ran ? v->deviations : 0;
     s.original_size = size;
     s.count = s.original_deviations < HF_DEVIATIONS_KEPT ? s.original_deviations : HF_DEVIATIONS_KEPT;
     memcpy(s.current, v->taken, s.count * sizeof *s.current);
+    mean(v, s.current, s.count, s.meaning);
     /* The tail: only when every deviation before it was recorded. */
     if (ran && v->deviations <= HF_DEVIATIONS_KEPT && v->next_deviation != UINT64_MAX) {
         assert(v->pos <= size);
@@ -470,6 +546,8 @@ hf_minimize_status hf_minimize(const hf_target *t, const hf_goal *goal, const ui
     report(&s, true);
     free(s.current);
     free(s.candidate);
+    free(s.meaning);
+    free(s.log);
     free(s.buffer);
     free(s.tail);
     free(s.view);

@@ -6,9 +6,11 @@
  * zero bytes blindly.  Here the bytes are decoded into the deviations the
  * run took (decide.h) and those are delta-debugged: whole groups of
  * deviations are returned to their default (ddmin), single ones with the
- * later ones re-aimed by a few decisions (undoing a pick shifts what the
- * later indices name), then each remaining value is lowered toward 0, the nearest non-default choice, as far as the
- * run still tells the same story (minimize.c).  An edit is kept only when
+ * later ones re-aimed (undoing a pick shifts what the later indices name)
+ * to the decisions of the same kind and rank ("the second write's fault")
+ * or by a few decisions, then each remaining value is lowered toward 0,
+ * the nearest non-default choice, as far as the run still tells the same
+ * story (minimize.c).  An edit is kept only when
  * the run still fails the same way (the goal) and the schedule got
  * simpler, so the search always ends, and it ends 1-minimal:
  * undoing any single remaining deviation loses the failure.
