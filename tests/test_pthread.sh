@@ -4,8 +4,8 @@
 #
 #   - bad input to build-pthread: one line naming the problem, exit 2
 #   - a program's fuzzer prints each mode's usage on MODE --help
-#   - its second execution is drawn from -seed, not libFuzzer's "\n" in
-#     every campaign, and a user's own -seed_inputs still runs second
+#   - its second execution is a SURW walk drawn from -seed, not libFuzzer's
+#     "\n" in every campaign, and a user's own -seed_inputs still runs second
 #   - every buggy program of targets/pthread/ (C, and the cxx_* C++ ones) is
 #     found by its fuzzer in a seeded, bounded libFuzzer run; the crash replays with the expected
 #     verdict, minimizes to the fewest preemptions stated in its source, and
@@ -154,6 +154,23 @@ if build "$hf" targets/pthread/lost_update.c "$work/second/fuzzer"; then
     check $? "a program's second execution is drawn from -seed: $(printf '%s\n' "$drawn" | sort -u | wc -l) schedules over seeds 1-5, the same again for seed 3, not always \"\\n\"'s"
     [ "$(hashes -seed=1 -runs=2 -seed_inputs=newline | sed -n 2p)" = "$newline" ]
     check $? "a user's -seed_inputs is run second, as libFuzzer does"
+fi
+# ... and it is a SURW walk (decide.h: escape 254, then kind 8 in the low
+# bits of the mode): where it breaks the program, the crash file says so.
+if build "$hf" targets/pthread/lost_update_buggy.c "$work/second/buggy"; then
+    mkdir -p "$work/second/crashes"
+    for seed in 1 2 3 4 5; do
+        (cd "$work/second" && ./buggy -seed=$seed -runs=2 -artifact_prefix=crashes/ >/dev/null 2>&1)
+    done
+    crashes=0 walks=0
+    for crash in "$work/second/crashes"/crash-*; do
+        [ -f "$crash" ] || continue
+        crashes=$((crashes + 1))
+        read -r escape mode _ < <(od -An -tu1 -N2 "$crash")
+        [ "$escape" = 254 ] && [ $((mode & 15)) = 8 ] && walks=$((walks + 1))
+    done
+    [ "$crashes" -ge 3 ] && [ "$walks" = "$crashes" ]
+    check $? "a program's drawn second execution is a SURW walk: $walks of the $crashes second executions that failed over seeds 1-5"
 fi
 
 # program_file NAME: the program's file in targets/pthread/ (C, or C++ for cxx_*).
