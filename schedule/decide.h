@@ -88,9 +88,11 @@
  *              the tasks it has yet to spawn), so that
  *              interleavings of the run's accesses come about equally
  *              often, where a uniform pick among tasks lets a short task
- *              finish at once; a task at a point that is no shared access
- *              (a pthread call) goes on; other decisions as a level-0 walk
- *              draws them.
+ *              finish at once; a draw picks the task that makes the next
+ *              event (one drawn while another ran is not drawn again when
+ *              it reaches it); a task at a point that is no event (an
+ *              access that cannot race, a pthread_create) goes on; other
+ *              decisions as a level-0 walk draws them.
  *   9 order    no generator: an ordering constraint between two access
  *              sites (a lock call's site is one), in force from where the
  *              decoder reads it to the end of the run: a task about to make
@@ -248,6 +250,8 @@ typedef struct hf_generator {
     uint64_t floor;                  /* pct: the lowest priority given so far */
     uint32_t redrawn[HF_TASK_IDS_MAX];   /* pos: by task id - 1, priorities drawn so far ... */
     uint32_t seen[HF_TASK_IDS_MAX];      /* ... and the task's events at its last draw */
+    int drawn_task;                  /* surw: the task the last draw switched to (0: none) ... */
+    uint32_t drawn_events;           /* ... and its events then: it makes the next one */
 } hf_generator;
 
 /* Sets up a generator; `seed` is any 64-bit value (a record supplies 16

@@ -122,17 +122,26 @@ static void check_orders(hf_decider *d) {
 }
 
 /* POS runs the highest priority and draws a task's again after its events;
- * SURW weighs tasks by the events they have left, and lets a running task
- * at an access that cannot race go on, but not one at a pthread call. */
+ * SURW weighs tasks by the events they have left, lets a task it drew while
+ * another ran make the event it was drawn for, and lets a running task at
+ * an access that cannot race go on, but not one at a pthread call. */
 static void check_pos_surw(void) {
     static const int ids[2] = {1, 2};
     hf_generator g;
-    int surw_second = 0, surw_runs_on = 1, surw_at_call = 0, pos_changes = 0;
+    int surw_second = 0, surw_drawn_goes_on = 1, surw_runs_on = 1, surw_at_call = 0, pos_changes = 0;
     for (uint64_t seed = 0; seed < 400; seed++) {
         hf_generator_init(&g, HF_GEN_SURW, 0, seed, 0, UINT64_MAX);
         hf_task_facts facts[2] = {{.calm_events = 91, .events = 0, .next_location = 8},
                                   {.calm_events = 10, .events = 0, .next_location = 16}};
-        surw_second += hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, seed), 0, 1, 0, ids, facts) == 1;
+        uint64_t drawn = hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, seed), 0, 1, 0, ids, facts);
+        surw_second += drawn == 1;
+        facts[drawn].running = true;   /* switched to, at the point of its event: a pthread call */
+        facts[drawn].next_location = 0;
+        surw_drawn_goes_on &= hf_generate(&g, HF_DECISION_TASK, hf_draw_key(true, seed + 3), 0, 1, drawn, ids,
+                                          facts) == drawn;
+        facts[drawn].running = false;
+        facts[drawn].next_location = drawn ? 16 : 8;
+        facts[0].events = 1;           /* task 1 made its event, and runs on */
         facts[0].running = true;
         facts[0].next_location = 0;   /* a site that cannot race */
         facts[0].next_site = 5;
@@ -150,6 +159,8 @@ static void check_pos_surw(void) {
     }
     CHECK(surw_second > 8 && surw_second < 80,
           "SURW picks a task with 10 of 101 events left about a tenth of the time (%d of 400)", surw_second);
+    CHECK(surw_drawn_goes_on, "a task SURW drew while another ran makes the event it was drawn for: at that "
+                              "point it goes on, not drawn again");
     CHECK(surw_runs_on, "SURW lets a running task at an access that cannot race go on, and POS keeps its "
                         "choice while no task made an event");
     CHECK(surw_at_call > 8 && surw_at_call < 80,
