@@ -293,16 +293,21 @@ static bool run_viewed(search *s, const uint8_t *data, size_t size) {
 
 /* ---- Trying a candidate -------------------------------------------------- */
 
+/* Runs the schedule `devs` into s->view, counted; false when a contained
+ * run was lost. */
+static bool run_counted(search *s, const hf_deviation *devs, size_t count) {
+    bool ran = run_viewed(s, s->buffer, encode(s, devs, count));
+    s->runs++;
+    report(s, false);
+    return ran;
+}
+
 /* Runs the schedule `devs`.  When it meets the goal (and, with
  * `same_story`, tells the current schedule's story) and what the run took
  * is simpler than the current schedule, that becomes the current one. */
 static bool run_schedule(search *s, const hf_deviation *devs, size_t count, bool same_story) {
-    size_t size = encode(s, devs, count);
     run_view *v = s->view;
-    bool ran = run_viewed(s, s->buffer, size);
-    s->runs++;
-    report(s, false);
-    if (!ran || !hf_goal_met(s->goal, &v->result)) return false;
+    if (!run_counted(s, devs, count) || !hf_goal_met(s->goal, &v->result)) return false;
     if (v->deviations > HF_DEVIATIONS_KEPT) return false;   /* not re-encodable */
     size_t taken_size = encoded_size(v->taken, v->deviations);
     if (s->reproduced && !simpler(v->taken, v->deviations, taken_size, s->current, s->count, s->size))
@@ -377,12 +382,7 @@ enum { REAIM_MAX = 3 };   /* decisions a later deviation may move either way */
  * they meant (meaning, above), as a run with only the deviations before i
  * takes them. */
 static bool undo_and_reaim_by_meaning(search *s, size_t i) {
-    if (!budget_left(s)) return false;
-    size_t size = encode(s, s->current, i);
-    bool ran = run_viewed(s, s->buffer, size);
-    s->runs++;
-    report(s, false);
-    if (!ran) return false;
+    if (!budget_left(s) || !run_counted(s, s->current, i)) return false;
     memcpy(s->candidate, s->current, i * sizeof *s->current);
     size_t n = i;
     for (size_t j = i + 1; j < s->count; j++) {
