@@ -466,6 +466,56 @@ static void check_order_direction(void) {
     hf_mutator_force_kind(HF_MUT_KINDS);
 }
 
+/* An ORDER mutant is the input's ordering constraints and one or two
+ * more over one fresh generator: not the input's generators or its
+ * explicit deviations, which would replay a schedule that did not fail. */
+static void check_order_over_fresh_schedule(void) {
+    const hf_target *t = hf_target_find("diskless_agent_buggy");
+    hf_mutator_init(t);
+    const uint8_t in[] = {254, 0x20, 1, 2};
+    const hf_reads_from_pair racy[] = {{5, 7, true}, {9, 8, true}};
+    observe_pairs(t, in, sizeof in, racy, 2);
+    static uint8_t with_deviation[MUTANT_MAX], once[MUTANT_MAX], twice[MUTANT_MAX];
+    static hf_mutation claim;
+    hf_mutator_force_kind(HF_MUT_ADD);
+    memcpy(with_deviation, in, sizeof in);
+    size_t len = hf_mutator_mutate(with_deviation, sizeof in, sizeof with_deviation, 1, NULL, &claim);
+    int deviations = 0;
+    for (uint32_t i = 0; i < claim.count; i++) deviations += !claim.item[i].generator;
+    CHECK(len > 0 && deviations == 1, "an ADD mutant with one explicit deviation (%d)", deviations);
+    hf_mutator_force_kind(HF_MUT_ORDER);
+    int bad = 0, tries = 0;
+    for (uint32_t seed = 1; seed <= 40; seed++) {
+        memcpy(once, with_deviation, len);
+        size_t once_len = hf_mutator_mutate(once, len, sizeof once, seed, NULL, &claim);
+        hf_mutation first = claim;
+        memcpy(twice, once, once_len);
+        hf_mutator_mutate(twice, once_len, sizeof twice, seed + 1000, NULL, &claim);
+        int schedules = 0, kept = 0, old_orders = 0, added = (int)claim.count;
+        for (uint32_t i = 0; i < claim.count; i++) {
+            const hf_item *it = &claim.item[i];
+            if (!it->generator) { schedules = -99; continue; }
+            if (!hf_item_is_order(it)) { schedules++; added--; }
+        }
+        for (uint32_t j = 0; j < first.count; j++) {
+            if (!hf_item_is_order(&first.item[j])) continue;
+            old_orders++;
+            for (uint32_t i = 0; i < claim.count; i++)
+                if (hf_item_order(&claim.item[i], &first.item[j]) == 0 && hf_item_is_order(&claim.item[i])) {
+                    kept++;
+                    break;
+                }
+        }
+        added -= old_orders;
+        tries++;
+        bad += first.kind != HF_MUT_ORDER || claim.kind != HF_MUT_ORDER || schedules != 1 || kept != old_orders ||
+               old_orders < 1 || added < 1 || added > 2;
+    }
+    CHECK(bad == 0, "%d of %d ORDER mutants of an ORDER mutant are not its constraints and one or two more over "
+          "one generator, with no explicit deviation", bad, tries);
+    hf_mutator_force_kind(HF_MUT_KINDS);
+}
+
 int main(void) {
     check_features_off();   /* first: the child must not inherit a read setting */
     check_rare_walk_world_faults();
@@ -475,6 +525,7 @@ int main(void) {
     check_aim();
     check_rewind();
     check_order_direction();
+    check_order_over_fresh_schedule();
 
     /* A splice keeps the first input's deviations up to its cut (after
      * the first mutations, which make none). */
