@@ -491,11 +491,12 @@ static void check_order_over_fresh_schedule(void) {
         hf_mutation first = claim;
         memcpy(twice, once, once_len);
         hf_mutator_mutate(twice, once_len, sizeof twice, seed + 1000, NULL, &claim);
-        int schedules = 0, kept = 0, old_orders = 0, added = (int)claim.count;
+        int schedules = 0, explicit_items = 0, orders = 0, kept = 0, old_orders = 0;
         for (uint32_t i = 0; i < claim.count; i++) {
             const hf_item *it = &claim.item[i];
-            if (!it->generator) { schedules = -99; continue; }
-            if (!hf_item_is_order(it)) { schedules++; added--; }
+            if (!it->generator) explicit_items++;
+            else if (hf_item_is_order(it)) orders++;
+            else schedules++;
         }
         for (uint32_t j = 0; j < first.count; j++) {
             if (!hf_item_is_order(&first.item[j])) continue;
@@ -506,10 +507,10 @@ static void check_order_over_fresh_schedule(void) {
                     break;
                 }
         }
-        added -= old_orders;
+        int added = orders - old_orders;
         tries++;
-        bad += first.kind != HF_MUT_ORDER || claim.kind != HF_MUT_ORDER || schedules != 1 || kept != old_orders ||
-               old_orders < 1 || added < 1 || added > 2;
+        bad += first.kind != HF_MUT_ORDER || claim.kind != HF_MUT_ORDER || schedules != 1 || explicit_items != 0 ||
+               kept != old_orders || old_orders < 1 || added < 1 || added > 2;
     }
     CHECK(bad == 0, "%d of %d ORDER mutants of an ORDER mutant are not its constraints and one or two more over "
           "one generator, with no explicit deviation", bad, tries);
